@@ -1,0 +1,53 @@
+# actionspace — set-up, the main job, the tests.
+#
+#   make crawl   crawl the bundled corpus (runs set-up first)
+#   make test    run every test, real Chromium included (runs set-up first)
+
+GO       ?= go
+CHROMIUM ?= /usr/bin/chromium
+SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+ARGS     ?=
+
+.PHONY: all setup crawl bench bench-check test test-short vet goldens clean
+
+all: test
+
+# setup is idempotent: each step checks before it acts.
+setup:
+	@if [ ! -x "$(CHROMIUM)" ]; then \
+		echo "setup: installing Debian chromium"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium; \
+	fi
+	@if ! command -v node >/dev/null 2>&1; then \
+		echo "setup: installing Debian nodejs"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq nodejs; \
+	fi
+	@$(GO) mod download
+	@$(GO) run ./cmd/setup
+
+crawl: setup
+	$(GO) run ./cmd/crawl $(ARGS)
+
+bench: setup
+	$(GO) run ./cmd/bench $(ARGS)
+
+test: setup vet
+	ACTIONSPACE_REQUIRE_CHROMIUM=1 $(GO) test -race -count=1 -timeout 40m ./...
+
+# test-short skips everything that needs Chromium.
+test-short:
+	$(GO) test -short ./...
+
+vet:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
+	$(GO) vet ./...
+
+# goldens re-captures the corpus into render/testdata and rewrites the
+# golden renderings; review the diff before committing.
+goldens: setup
+	$(GO) run ./internal/goldens render/testdata
+	$(GO) test ./render -run Golden -update
+
+clean:
+	rm -rf results/runs

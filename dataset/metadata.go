@@ -1,0 +1,121 @@
+package dataset
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// The Parquet key-value metadata keys a Writer writes into every file. All
+// values are strings.
+const (
+	// KeySchemaVersion holds SchemaVersion in decimal, e.g. "1". Its
+	// presence marks a file as an actionspace dataset.
+	KeySchemaVersion = "actionspace.schema_version"
+	// KeyToolVersion holds the version of the actionspace build that wrote
+	// the file.
+	KeyToolVersion = "actionspace.tool_version"
+	// KeyBrowserVersion holds the browser's version string, e.g.
+	// "156.0.8078.73".
+	KeyBrowserVersion = "actionspace.browser_version"
+	// KeyRunID holds the run's ID, the value of every row's run_id.
+	KeyRunID = "actionspace.run_id"
+	// KeyConfig holds the run's configuration as a JSON object.
+	KeyConfig = "actionspace.config"
+	// KeyCreatedAt holds the time the file was created, in RFC 3339 format
+	// with nanoseconds, in UTC, e.g. "2026-11-01T21:04:05.123456789Z".
+	KeyCreatedAt = "actionspace.created_at"
+)
+
+// Metadata describes a dataset file as a whole. It is stored in the file's
+// Parquet key-value metadata, one key per field (see the Key constants), so
+// that a notebook can tell how a file was made without the run's logs.
+type Metadata struct {
+	// SchemaVersion is the schema version of the file's rows. Writers
+	// ignore the field and always write SchemaVersion.
+	SchemaVersion int
+	// ToolVersion is the version of the actionspace build; empty when
+	// unknown.
+	ToolVersion string
+	// BrowserVersion is the browser's version string; empty when unknown
+	// (e.g. a benchmark over stored captures).
+	BrowserVersion string
+	// RunID identifies the run; empty when unknown.
+	RunID string
+	// Config is the run's configuration as JSON; empty when not recorded.
+	// Never put secrets (API keys) in it.
+	Config string
+	// CreatedAt is when the file was created. Zero means the time Create
+	// is called. It is stored in UTC.
+	CreatedAt time.Time
+}
+
+// keyValues returns m as key-value pairs, with the schema version and the
+// creation time filled in.
+func (m Metadata) keyValues(now time.Time) [][2]string {
+	created := m.CreatedAt
+	if created.IsZero() {
+		created = now
+	}
+	return [][2]string{
+		{KeySchemaVersion, strconv.Itoa(SchemaVersion)},
+		{KeyToolVersion, m.ToolVersion},
+		{KeyBrowserVersion, m.BrowserVersion},
+		{KeyRunID, m.RunID},
+		{KeyConfig, m.Config},
+		{KeyCreatedAt, created.UTC().Format(time.RFC3339Nano)},
+	}
+}
+
+// ReadMetadata reads the metadata of the dataset file at path. It fails when
+// the file is not Parquet or has no KeySchemaVersion key (it was not written
+// by this package); other missing keys leave their fields empty.
+func ReadMetadata(path string) (Metadata, error) {
+	f, pf, err := openParquet(path)
+	if err != nil {
+		return Metadata{}, err
+	}
+	defer f.Close()
+
+	var m Metadata
+	v, ok := pf.Lookup(KeySchemaVersion)
+	if !ok {
+		return Metadata{}, fmt.Errorf("read metadata of %s: no %s key: not an actionspace dataset", path, KeySchemaVersion)
+	}
+	if m.SchemaVersion, err = strconv.Atoi(v); err != nil {
+		return Metadata{}, fmt.Errorf("read metadata of %s: %s: %w", path, KeySchemaVersion, err)
+	}
+	m.ToolVersion, _ = pf.Lookup(KeyToolVersion)
+	m.BrowserVersion, _ = pf.Lookup(KeyBrowserVersion)
+	m.RunID, _ = pf.Lookup(KeyRunID)
+	m.Config, _ = pf.Lookup(KeyConfig)
+	if v, ok := pf.Lookup(KeyCreatedAt); ok && v != "" {
+		if m.CreatedAt, err = time.Parse(time.RFC3339Nano, v); err != nil {
+			return Metadata{}, fmt.Errorf("read metadata of %s: %s: %w", path, KeyCreatedAt, err)
+		}
+	}
+	return m, nil
+}
+
+// openParquet opens the Parquet file at path for reading. The caller closes
+// the returned *os.File.
+func openParquet(path string) (*os.File, *parquet.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open dataset: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("open dataset: %w", err)
+	}
+	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipBloomFilters(true))
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("open dataset %s: %w", path, err)
+	}
+	return f, pf, nil
+}

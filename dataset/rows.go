@@ -1,0 +1,274 @@
+package dataset
+
+import "time"
+
+// SchemaVersion is the version of the two tables' schema: the row structs
+// below. It is written into every file's key-value metadata. Any change to a
+// column name, type, meaning or nullability bumps it.
+const SchemaVersion = 1
+
+// Status values of PageRow.Status.
+const (
+	// StatusOK marks a page that was loaded and captured.
+	StatusOK = "ok"
+	// StatusError marks a page that could not be loaded or captured; its
+	// row says why in ErrorKind and ErrorMessage.
+	StatusError = "error"
+)
+
+// PageRow is one row of the pages table: one row per URL attempt, successful
+// or not. Its fields, in order, are the table's columns; the parquet tag
+// gives each column's name. Pointer fields are nullable: nil is written as
+// null and means "not measured" (the page failed before that stage, or the
+// value does not exist); a zero-valued non-pointer field means zero or empty.
+//
+// Sizes are in bytes, durations in milliseconds (float64, sub-millisecond
+// precision), geometry in CSS pixels.
+type PageRow struct {
+	// RunID identifies the crawl run that produced the row; every row of a
+	// run, in both tables, carries the same value.
+	RunID string `parquet:"run_id"`
+	// PageID identifies the URL within the run; it joins pages to spaces.
+	// It is assigned when the URL is enqueued, before any attempt.
+	PageID string `parquet:"page_id"`
+	// URL is the URL as given in the input list.
+	URL string `parquet:"url"`
+	// FinalURL is the URL of the loaded document after redirects; empty
+	// when navigation did not commit.
+	FinalURL string `parquet:"final_url"`
+	// Status is "ok" when the page was captured, "error" otherwise.
+	Status string `parquet:"status"`
+	// ErrorKind classifies the failure (timeout, http, navigate, capture,
+	// render, ...); empty when Status is "ok".
+	ErrorKind string `parquet:"error_kind"`
+	// ErrorMessage is the failure's full message; empty when Status is "ok".
+	ErrorMessage string `parquet:"error_message" dataset:"blob"`
+	// HTTPStatus is the HTTP status code of the main document's response
+	// (after redirects); null when no response was received.
+	HTTPStatus *int64 `parquet:"http_status"`
+	// ContentType is the main response's Content-Type header, as sent;
+	// empty when there was no response or no header.
+	ContentType string `parquet:"content_type"`
+	// Title is the document's title at capture time; empty when none.
+	Title string `parquet:"title"`
+	// HTML is the document's HTML serialized from the live DOM at capture
+	// time (not the bytes the server sent), as UTF-8; empty when it was not
+	// taken. The column is zstd-compressed in the file.
+	HTML string `parquet:"html" dataset:"blob"`
+	// HTMLBytes is the length of HTML in bytes (UTF-8); null when the HTML
+	// was not taken.
+	HTMLBytes *int64 `parquet:"html_bytes"`
+	// HTMLTokensCL100K is the number of cl100k_base tokens in HTML; null
+	// when the HTML was not taken or the encoding was not requested.
+	HTMLTokensCL100K *int64 `parquet:"html_tokens_cl100k"`
+	// HTMLTokensO200K is the number of o200k_base tokens in HTML; null when
+	// the HTML was not taken or the encoding was not requested.
+	HTMLTokensO200K *int64 `parquet:"html_tokens_o200k"`
+	// DOMNodes is the number of element nodes the capture walked (document,
+	// open shadow roots and captured frames); null without a capture.
+	DOMNodes *int64 `parquet:"dom_nodes"`
+	// TextNodes is the number of non-empty text nodes the capture recorded;
+	// null without a capture.
+	TextNodes *int64 `parquet:"text_nodes"`
+	// InteractiveNodes is the number of elements the capture found
+	// interactive, before any viewport filter; null without a capture.
+	InteractiveNodes *int64 `parquet:"interactive_nodes"`
+	// ViewportWidth is the width of the browser viewport the page was
+	// loaded in (the configured one), in CSS pixels.
+	ViewportWidth int64 `parquet:"viewport_width"`
+	// ViewportHeight is the height of the browser viewport, in CSS pixels.
+	ViewportHeight int64 `parquet:"viewport_height"`
+	// ScrollX is the horizontal scroll offset at capture time, in CSS
+	// pixels; null without a capture.
+	ScrollX *float64 `parquet:"scroll_x"`
+	// ScrollY is the vertical scroll offset at capture time, in CSS pixels;
+	// null without a capture.
+	ScrollY *float64 `parquet:"scroll_y"`
+	// PageWidth is the document's scroll width at capture time, in CSS
+	// pixels; null without a capture.
+	PageWidth *float64 `parquet:"page_width"`
+	// PageHeight is the document's scroll height at capture time, in CSS
+	// pixels; null without a capture.
+	PageHeight *float64 `parquet:"page_height"`
+	// DevicePixelRatio is window.devicePixelRatio at capture time; null
+	// without a capture.
+	DevicePixelRatio *float64 `parquet:"device_pixel_ratio"`
+	// BrowserVersion is the browser's version string, e.g. "156.0.8078.73".
+	BrowserVersion string `parquet:"browser_version"`
+	// Attempts is the number of attempts made for the URL, including the
+	// one this row reports (1 when the first attempt was final).
+	Attempts int64 `parquet:"attempts"`
+	// NavigateMS is the time from the start of navigation to the load
+	// event (or the navigation's end), in milliseconds; null when
+	// navigation was not attempted.
+	NavigateMS *float64 `parquet:"navigate_ms"`
+	// SettleMS is the time spent waiting for the page to settle after
+	// navigation (network idle, animations), in milliseconds; null when the
+	// stage was not reached.
+	SettleMS *float64 `parquet:"settle_ms"`
+	// CaptureMS is the wall time of the capture stage as seen from Go
+	// (inject, run, transfer and decode the capture), in milliseconds; null
+	// when the stage was not reached.
+	CaptureMS *float64 `parquet:"capture_ms"`
+	// ContentMS is the time taken to fetch the serialized HTML from the
+	// page, in milliseconds; null when the stage was not reached.
+	ContentMS *float64 `parquet:"content_ms"`
+	// ScriptMS is the capture script's own run time inside the page, as it
+	// measured itself, in milliseconds; null without a capture.
+	ScriptMS *float64 `parquet:"script_ms"`
+	// TotalMS is the wall time of the whole attempt sequence for the URL,
+	// from the first navigation to the row's completion, in milliseconds.
+	TotalMS float64 `parquet:"total_ms"`
+	// CapturedAt is when the capture was taken (for a failed page: when the
+	// last attempt ended), a UTC timestamp with microsecond precision.
+	CapturedAt time.Time `parquet:"captured_at,timestamp(microsecond:utc)"`
+	// Capture is the capture record, compressed as CaptureEncoding says
+	// (see CompressCapture); null when there is no capture. Stored so that
+	// a page can be rendered again offline, without a browser.
+	Capture []byte `parquet:"capture,optional,uncompressed" dataset:"blob"`
+	// CaptureEncoding names the encoding of Capture, "json+zstd"
+	// (CaptureEncoding); empty when Capture is null.
+	CaptureEncoding string `parquet:"capture_encoding"`
+}
+
+// SpaceRow is one row of the spaces table: one row per page x mode x
+// viewport_expansion x text policy, for pages that were captured. It joins
+// PageRow on page_id (and run_id). Pointer fields are nullable as for PageRow;
+// the deep-mode columns are null on every fast-mode row.
+type SpaceRow struct {
+	// RunID identifies the run; see PageRow.RunID.
+	RunID string `parquet:"run_id"`
+	// PageID is the page's ID; see PageRow.PageID.
+	PageID string `parquet:"page_id"`
+	// URL is the page's input URL, repeated from the pages table.
+	URL string `parquet:"url"`
+	// Mode is the renderer: "fast" (pure code) or "deep" (LLM-tagged).
+	Mode string `parquet:"mode"`
+	// ViewportExpansion is the number of CSS pixels the viewport was grown
+	// by on every side to select elements; -1 means the whole page.
+	ViewportExpansion int64 `parquet:"viewport_expansion"`
+	// TextPolicy says which context text lines were emitted: "viewport"
+	// (rendered text inside the grown viewport), "all" (all text, as the
+	// reference design does) or "none".
+	TextPolicy string `parquet:"text_policy"`
+	// ActionCount is the number of IDs in the action space: the sum of the
+	// ids_* columns.
+	ActionCount int64 `parquet:"action_count"`
+	// IDsL is the number of L (link) IDs.
+	IDsL int64 `parquet:"ids_L"`
+	// IDsB is the number of B (button-like) IDs.
+	IDsB int64 `parquet:"ids_B"`
+	// IDsI is the number of I (input-like) IDs.
+	IDsI int64 `parquet:"ids_I"`
+	// IDsF is the number of F (image, figure) IDs.
+	IDsF int64 `parquet:"ids_F"`
+	// IDsO is the number of O (option) IDs.
+	IDsO int64 `parquet:"ids_O"`
+	// IDsM is the number of M (other interactive) IDs.
+	IDsM int64 `parquet:"ids_M"`
+	// ActionSpace is the action-space text an agent reads, UTF-8. In fast
+	// mode, one line per action or context text; in deep mode, the rendered
+	// LLM description.
+	ActionSpace string `parquet:"action_space" dataset:"blob"`
+	// PerceptionText is the full perception text: the action space wrapped
+	// in page metadata, scroll hints and start/end markers.
+	PerceptionText string `parquet:"perception_text" dataset:"blob"`
+	// SpaceBytes is the length of ActionSpace in bytes (UTF-8).
+	SpaceBytes int64 `parquet:"space_bytes"`
+	// PerceptionBytes is the length of PerceptionText in bytes (UTF-8).
+	PerceptionBytes int64 `parquet:"perception_bytes"`
+	// TokensCL100K is the number of cl100k_base tokens in ActionSpace; null
+	// when the encoding was not requested.
+	TokensCL100K *int64 `parquet:"tokens_cl100k"`
+	// TokensO200K is the number of o200k_base tokens in ActionSpace; null
+	// when the encoding was not requested.
+	TokensO200K *int64 `parquet:"tokens_o200k"`
+	// PerceptionTokensCL100K is the number of cl100k_base tokens in
+	// PerceptionText; null when the encoding was not requested.
+	PerceptionTokensCL100K *int64 `parquet:"perception_tokens_cl100k"`
+	// PerceptionTokensO200K is the number of o200k_base tokens in
+	// PerceptionText; null when the encoding was not requested.
+	PerceptionTokensO200K *int64 `parquet:"perception_tokens_o200k"`
+	// RatioCL100K is the page's html_tokens_cl100k divided by tokens_cl100k
+	// (how many times smaller the action space is than the raw HTML); null
+	// when either count is missing or the action space has no tokens.
+	RatioCL100K *float64 `parquet:"ratio_cl100k"`
+	// RatioO200K is html_tokens_o200k divided by tokens_o200k; null as for
+	// ratio_cl100k.
+	RatioO200K *float64 `parquet:"ratio_o200k"`
+	// RenderMS is the time taken to build the action space and perception
+	// text from the capture, in milliseconds; for deep mode it includes the
+	// LLM calls (see llm_ms).
+	RenderMS float64 `parquet:"render_ms"`
+	// TokenizeMS is the time taken to count the tokens of this row, all
+	// encodings together, in milliseconds.
+	TokenizeMS float64 `parquet:"tokenize_ms"`
+	// Actions is the structured list of the actions in ActionSpace, in ID
+	// order as they appear in the text; an empty list when there are none.
+	Actions []Action `parquet:"actions,list"`
+
+	// The deep-mode columns: null on every fast-mode row.
+
+	// LLMModel is the model name sent to the chat-completions endpoint.
+	LLMModel *string `parquet:"llm_model"`
+	// LLMRan is true when the endpoint was called (or the reply came from
+	// the cache), false when no endpoint was configured and only the prompt
+	// was built and counted.
+	LLMRan *bool `parquet:"llm_ran"`
+	// LLMCalls is the number of chat-completion requests sent, retries
+	// included; 0 when every reply came from the cache.
+	LLMCalls *int64 `parquet:"llm_calls"`
+	// LLMRounds is the number of tagging rounds: 1 for the first listing,
+	// plus one per incremental round for missing IDs.
+	LLMRounds *int64 `parquet:"llm_rounds"`
+	// PromptTokensAPI is the sum of prompt tokens the API reported over all
+	// calls; null when the LLM did not run or the API reported no usage.
+	PromptTokensAPI *int64 `parquet:"prompt_tokens_api"`
+	// CompletionTokensAPI is the sum of completion tokens the API reported;
+	// null as for prompt_tokens_api. Never estimated.
+	CompletionTokensAPI *int64 `parquet:"completion_tokens_api"`
+	// PromptTokensLocal is the number of tokens in the prompts, counted
+	// locally with the model's encoding; set even when the LLM did not run.
+	PromptTokensLocal *int64 `parquet:"prompt_tokens_local"`
+	// LLMMS is the wall time spent in LLM calls, retries included, in
+	// milliseconds.
+	LLMMS *float64 `parquet:"llm_ms"`
+	// Coverage is the fraction of the page's IDs the LLM described, in
+	// [0, 1]; null when the LLM did not run.
+	Coverage *float64 `parquet:"coverage"`
+	// HallucinatedIDs is the number of IDs in the replies that the page
+	// does not have (dropped); null when the LLM did not run.
+	HallucinatedIDs *int64 `parquet:"hallucinated_ids"`
+	// CacheHits is the number of replies served from the on-disk cache
+	// instead of the endpoint.
+	CacheHits *int64 `parquet:"cache_hits"`
+}
+
+// Action is one action of an action space: an element with an ID that an
+// agent can act on.
+type Action struct {
+	// ID is the element's handle in the action space, e.g. "B1".
+	ID string `parquet:"id"`
+	// Role is the element's ARIA role (explicit or implicit), e.g. "button".
+	Role string `parquet:"role"`
+	// Tag is the element's lower-case tag name, e.g. "button".
+	Tag string `parquet:"tag"`
+	// Kind is what an agent does with it: "click", "fill" (I IDs, takes a
+	// value) or "select" (options and select boxes).
+	Kind string `parquet:"kind"`
+	// Name is the element's accessible name as rendered in the text.
+	Name string `parquet:"name"`
+	// Locator finds the element again in a live page (an XPath or CSS path,
+	// as the capture produced it).
+	Locator string `parquet:"locator"`
+	// X is the left edge of the element's bounding box, in page coordinates
+	// (CSS pixels from the document's left edge).
+	X float64 `parquet:"x"`
+	// Y is the top edge of the bounding box, in page coordinates (CSS
+	// pixels from the document's top, not the viewport's).
+	Y float64 `parquet:"y"`
+	// Width is the bounding box's width in CSS pixels.
+	Width float64 `parquet:"width"`
+	// Height is the bounding box's height in CSS pixels.
+	Height float64 `parquet:"height"`
+}

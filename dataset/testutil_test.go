@@ -1,0 +1,145 @@
+package dataset
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// testTime is a fixed capture time with microsecond precision, the precision
+// the captured_at column keeps.
+func testTime() time.Time { return time.Date(2026, 11, 1, 21, 4, 5, 123456000, time.UTC) }
+
+// pageRow returns the i-th test page: every third one failed and has its
+// optional columns null; the others are complete.
+func pageRow(i int) PageRow {
+	r := PageRow{
+		RunID:          "run-1",
+		PageID:         fmt.Sprintf("p%06d", i),
+		URL:            fmt.Sprintf("http://127.0.0.1:8080/page/%d?q=%s", i, strings.Repeat("x", i%7)),
+		ViewportWidth:  1280,
+		ViewportHeight: 720,
+		BrowserVersion: "156.0.8078.73",
+		Attempts:       1 + int64(i%2),
+		TotalMS:        100.25 + float64(i),
+		CapturedAt:     testTime().Add(time.Duration(i) * time.Second),
+	}
+	if i%3 == 2 {
+		r.Status = StatusError
+		r.ErrorKind = "timeout"
+		r.ErrorMessage = fmt.Sprintf("navigate %s: timeout 30000ms exceeded", r.URL)
+		r.NavigateMS = ptr(30000.5)
+		return r
+	}
+	html := fmt.Sprintf("<!DOCTYPE html><html><head><title>Page %d — ünïcödé</title></head><body>%s<|endoftext|></body></html>",
+		i, strings.Repeat(fmt.Sprintf("<p>row %d</p>", i), 1+i%50))
+	r.FinalURL = r.URL + "#final"
+	r.Status = StatusOK
+	r.HTTPStatus = ptr(int64(200))
+	r.ContentType = "text/html; charset=utf-8"
+	r.Title = fmt.Sprintf("Page %d — ünïcödé", i)
+	r.HTML = html
+	r.HTMLBytes = ptr(int64(len(html)))
+	r.HTMLTokensCL100K = ptr(int64(10 * i))
+	r.HTMLTokensO200K = ptr(int64(9 * i))
+	r.DOMNodes = ptr(int64(40 + i))
+	r.TextNodes = ptr(int64(20 + i))
+	r.InteractiveNodes = ptr(int64(i % 11))
+	r.ScrollX = ptr(0.0)
+	r.ScrollY = ptr(float64(i) * 1.5)
+	r.PageWidth = ptr(1280.0)
+	r.PageHeight = ptr(720.0 + float64(i))
+	r.DevicePixelRatio = ptr(1.0)
+	r.NavigateMS = ptr(12.5 + float64(i))
+	r.SettleMS = ptr(3.25)
+	r.CaptureMS = ptr(7.125)
+	r.ContentMS = ptr(1.0625)
+	r.ScriptMS = ptr(4.5)
+	r.Capture = []byte(fmt.Sprintf(`{"zstd":"pretend","i":%d}`, i))
+	r.CaptureEncoding = CaptureEncoding
+	return r
+}
+
+// spaceRow returns the i-th test space: odd ones are deep mode with the
+// deep columns set, even ones fast mode with them null.
+func spaceRow(i int) SpaceRow {
+	r := SpaceRow{
+		RunID:             "run-1",
+		PageID:            fmt.Sprintf("p%06d", i/2),
+		URL:               fmt.Sprintf("http://127.0.0.1:8080/page/%d", i/2),
+		Mode:              "fast",
+		ViewportExpansion: []int64{0, 500, -1}[i%3],
+		TextPolicy:        []string{"viewport", "all", "none"}[i%3],
+		IDsL:              int64(i % 5),
+		IDsB:              int64(i % 3),
+		IDsI:              1,
+		IDsF:              0,
+		IDsO:              int64(i % 2),
+		IDsM:              2,
+		ActionSpace:       fmt.Sprintf("B1[:]<button>Submit %d</button>\n_[:]Forgot your password?", i),
+		TokensCL100K:      ptr(int64(15 + i)),
+		TokensO200K:       ptr(int64(14 + i)),
+		RatioCL100K:       ptr(41.5),
+		RatioO200K:        nil, // e.g. the HTML count was missing
+		RenderMS:          0.75,
+		TokenizeMS:        0.5,
+	}
+	r.ActionCount = r.IDsL + r.IDsB + r.IDsI + r.IDsF + r.IDsO + r.IDsM
+	r.PerceptionText = "[Start of page]\n" + r.ActionSpace + "\n[End of page]"
+	r.SpaceBytes = int64(len(r.ActionSpace))
+	r.PerceptionBytes = int64(len(r.PerceptionText))
+	r.PerceptionTokensCL100K = ptr(int64(25 + i))
+	r.PerceptionTokensO200K = ptr(int64(24 + i))
+	// Reads return an empty, non-nil list for a row without actions.
+	r.Actions = []Action{}
+	for k := range i % 4 {
+		r.Actions = append(r.Actions, Action{
+			ID: fmt.Sprintf("B%d", k+1), Role: "button", Tag: "button", Kind: "click",
+			Name: fmt.Sprintf("Submit %d", k), Locator: fmt.Sprintf("/html/body/button[%d]", k+1),
+			X: 10.5, Y: float64(100 * k), Width: 80, Height: 24.25,
+		})
+	}
+	if i%2 == 1 {
+		r.Mode = "deep"
+		r.LLMModel = ptr("qwen2.5-7b-instruct")
+		r.LLMRan = ptr(i%4 == 1)
+		r.LLMCalls = ptr(int64(2))
+		r.LLMRounds = ptr(int64(1))
+		r.PromptTokensAPI = ptr(int64(1200))
+		r.CompletionTokensAPI = ptr(int64(300))
+		r.PromptTokensLocal = ptr(int64(1190))
+		r.LLMMS = ptr(850.5)
+		r.Coverage = ptr(0.96)
+		r.HallucinatedIDs = ptr(int64(0))
+		r.CacheHits = ptr(int64(1))
+	}
+	return r
+}
+
+func makeRows[T any](n int, gen func(int) T) []T {
+	rows := make([]T, n)
+	for i := range rows {
+		rows[i] = gen(i)
+	}
+	return rows
+}
+
+// mustWrite writes rows to a new dataset file at path and closes it.
+func mustWrite[T any](tb testing.TB, path string, meta Metadata, cfg WriterConfig, rows []T) {
+	tb.Helper()
+	w, err := Create[T](path, meta, cfg)
+	if err != nil {
+		tb.Fatalf("Create(%s): %v", path, err)
+	}
+	for i, r := range rows {
+		if err := w.Write(r); err != nil {
+			tb.Fatalf("Write(row %d): %v", i, err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		tb.Fatalf("Close(%s): %v", path, err)
+	}
+}

@@ -1,0 +1,211 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"actionspace/corpora"
+	"actionspace/dataset"
+	"actionspace/metrics"
+)
+
+// arrowRows reads a Parquet file with arrow-go (a second implementation,
+// independent of the parquet-go writer) into one map per row. Nulls are nil.
+func arrowRows(t *testing.T, path string) ([]map[string]any, map[string]string) {
+	t.Helper()
+	pf, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		t.Fatalf("open %s: %v", path, err)
+	}
+	defer pf.Close()
+	meta := map[string]string{}
+	kv := pf.MetaData().KeyValueMetadata()
+	for i, k := range kv.Keys() {
+		meta[k] = kv.Values()[i]
+	}
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		t.Fatalf("read %s: %v", path, err)
+	}
+	defer tbl.Release()
+	rows := make([]map[string]any, tbl.NumRows())
+	for i := range rows {
+		rows[i] = map[string]any{}
+	}
+	for c := 0; c < int(tbl.NumCols()); c++ {
+		col := tbl.Column(c)
+		r := 0
+		for _, chunk := range col.Data().Chunks() {
+			for i := 0; i < chunk.Len(); i++ {
+				rows[r][col.Name()] = arrowValue(chunk, i)
+				r++
+			}
+		}
+	}
+	return rows, meta
+}
+
+func arrowValue(a arrow.Array, i int) any {
+	if a.IsNull(i) {
+		return nil
+	}
+	switch a := a.(type) {
+	case *array.Int64:
+		return a.Value(i)
+	case *array.Int32:
+		return int64(a.Value(i))
+	case *array.Float64:
+		return a.Value(i)
+	case *array.Boolean:
+		return a.Value(i)
+	case *array.String:
+		return a.Value(i)
+	case *array.LargeString:
+		return a.Value(i)
+	case *array.Binary:
+		return a.Value(i)
+	case *array.Timestamp:
+		return a.Value(i).ToTime(a.DataType().(*arrow.TimestampType).Unit)
+	case *array.List:
+		start, end := a.ValueOffsets(i)
+		return int(end - start) // the number of elements is enough here
+	}
+	return fmt.Sprintf("%T", a)
+}
+
+var lineFormat = regexp.MustCompile(`^(?:[LBIFOM][0-9]+\[:\]<[a-z][a-z0-9-]*( [^>]*)?>.*</[a-z][a-z0-9-]*>|_\[:\].+)$`)
+
+// TestCrawl_Corpus crawls the bundled corpus plus a 404 and an unreachable
+// URL through real Chromium and reads both files back with arrow-go.
+func TestCrawl_Corpus(t *testing.T) {
+	requireChromium(t)
+	srv, err := corpora.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	urls := corpora.DefaultURLs(srv.URL)
+	list := strings.Join(urls, "\n") + "\n" + srv.URL + "/no-such-page.html\nhttp://127.0.0.1:1/unreachable\nnot a url\n# comment\n\n"
+	targets, err := ReadTargets(strings.NewReader(list), DefaultSchemes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.RunID = "test-run"
+	cfg.Workers = 2
+	cfg.Timeout = 20 * time.Second
+	cfg.Expansions = []int{0, -1}
+	out := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	stats, err := Crawl(ctx, cfg, targets, out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := stats.Targets, len(urls)+3; got != want {
+		t.Errorf("targets = %d, want %d", got, want)
+	}
+	if stats.OK != len(urls) || stats.Failed != 3 {
+		t.Errorf("ok=%d failed=%d, want %d and 3", stats.OK, stats.Failed, len(urls))
+	}
+
+	pages, meta := arrowRows(t, filepath.Join(out, PagesFile))
+	if len(pages) != len(urls)+3 {
+		t.Fatalf("pages rows = %d, want %d", len(pages), len(urls)+3)
+	}
+	if meta[dataset.KeySchemaVersion] != "1" || meta[dataset.KeyRunID] != "test-run" ||
+		!strings.Contains(meta[dataset.KeyBrowserVersion], ".") || !strings.Contains(meta[dataset.KeyConfig], `"viewport_expansions":[0,-1]`) {
+		t.Errorf("metadata = %v", meta)
+	}
+	byURL := map[string]map[string]any{}
+	for _, p := range pages {
+		byURL[p["url"].(string)] = p
+	}
+	for _, u := range urls {
+		p := byURL[u]
+		if p == nil || p["status"] != "ok" {
+			t.Errorf("%s: row %v", u, p)
+			continue
+		}
+		if p["http_status"] != int64(200) || p["title"] == "" || p["html_tokens_cl100k"].(int64) <= 0 ||
+			p["dom_nodes"].(int64) <= 0 || p["viewport_width"] != int64(1280) || p["capture"] == nil {
+			t.Errorf("%s: unexpected values: status=%v title=%q tokens=%v nodes=%v", u, p["http_status"], p["title"], p["html_tokens_cl100k"], p["dom_nodes"])
+		}
+	}
+	for u, want := range map[string][2]any{
+		srv.URL + "/no-such-page.html":   {"http", int64(404)},
+		"http://127.0.0.1:1/unreachable": {"navigate", nil},
+		"not a url":                      {"invalid_url", nil},
+	} {
+		p := byURL[u]
+		if p == nil || p["status"] != "error" || p["error_kind"] != want[0] || p["http_status"] != want[1] || p["error_message"] == "" {
+			t.Errorf("%s: row %v, want error %v", u, p, want)
+		}
+	}
+
+	spaces, _ := arrowRows(t, filepath.Join(out, SpacesFile))
+	if got, want := len(spaces), 2*len(urls); got != want {
+		t.Fatalf("spaces rows = %d, want %d", got, want)
+	}
+	counter, err := metrics.NewCounter(metrics.CL100K, metrics.O200K)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perPage := map[string][2]int64{} // actions at E=0 and E=-1
+	for _, s := range spaces {
+		text := s["action_space"].(string)
+		for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+			if line != "" && !lineFormat.MatchString(line) {
+				t.Errorf("%s: line %q does not match the format", s["url"], line)
+			}
+		}
+		for col, enc := range map[string]metrics.Encoding{"tokens_cl100k": metrics.CL100K, "tokens_o200k": metrics.O200K} {
+			want, _ := counter.Count(enc, text)
+			if s[col] != want {
+				t.Errorf("%s %s = %v, want %d", s["url"], col, s[col], want)
+			}
+		}
+		page := byURL[s["url"].(string)]
+		wantRatio := float64(page["html_tokens_cl100k"].(int64)) / float64(s["tokens_cl100k"].(int64))
+		if r, ok := s["ratio_cl100k"].(float64); !ok || r != wantRatio {
+			t.Errorf("%s ratio_cl100k = %v, want %v", s["url"], s["ratio_cl100k"], wantRatio)
+		}
+		if s["mode"] != "fast" || s["text_policy"] != "viewport" || s["llm_ran"] != nil {
+			t.Errorf("%s: mode=%v text=%v llm_ran=%v", s["url"], s["mode"], s["text_policy"], s["llm_ran"])
+		}
+		ids := s["ids_L"].(int64) + s["ids_B"].(int64) + s["ids_I"].(int64) + s["ids_F"].(int64) + s["ids_O"].(int64) + s["ids_M"].(int64)
+		if ids != s["action_count"].(int64) || int64(s["actions"].(int)) != ids {
+			t.Errorf("%s: ids %d, action_count %v, actions %v", s["url"], ids, s["action_count"], s["actions"])
+		}
+		c := perPage[s["url"].(string)]
+		if s["viewport_expansion"] == int64(0) {
+			c[0] = ids
+		} else {
+			c[1] = ids
+		}
+		perPage[s["url"].(string)] = c
+	}
+	for u, c := range perPage {
+		if c[1] < c[0] {
+			t.Errorf("%s: %d IDs for the whole page, fewer than %d on screen", u, c[1], c[0])
+		}
+	}
+	if c := perPage[srv.URL+"/products.html"]; c[1] < 80 {
+		t.Errorf("products: %d IDs for the whole page, want >= 80 (40 cards, a link and a button each)", c[1])
+	}
+}

@@ -1,0 +1,13 @@
+package pipeline
+
+// Log keys, one place for all of them.
+const (
+	logWorker    = "worker"
+	logPageID    = "page_id"
+	logURL       = "url"
+	logErrorKind = "error_kind"
+	logError     = "err"
+	logAttempt   = "attempt"
+	logStatus    = "status"
+	logSpaces    = "spaces"
+)

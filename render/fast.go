@@ -1,0 +1,229 @@
+package render
+
+import (
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"actionspace/dom"
+)
+
+// Limits of the fast rendering (PERCEPTION.md §4).
+const (
+	// MaxAttrValue caps each attribute value, in characters.
+	MaxAttrValue = 60
+	// MaxText caps an element's text and a context line, in characters.
+	MaxText = 120
+	// MaxOptions caps the options listed for a select box.
+	MaxOptions = 10
+)
+
+// keptAttrs are the attributes a line shows, in this order.
+var keptAttrs = []string{"type", "name", "role", "placeholder", "value", "aria-label", "title", "alt",
+	"href", "src", "aria-expanded", "aria-checked", "aria-selected", "checked", "selected"}
+
+// Action is one actionable element, structured.
+type Action struct {
+	ID   string
+	Role string
+	Tag  string
+	// Kind is what an agent does with it: "click", "fill" (takes a value
+	// parameter) or "select".
+	Kind    string
+	Name    string
+	Locator string
+	Rect    dom.Rect
+}
+
+// Action kinds.
+const (
+	KindClick  = "click"
+	KindFill   = "fill"
+	KindSelect = "select"
+)
+
+// Space is a rendered action space.
+type Space struct {
+	// ActionSpace holds the lines, one per action or context text.
+	ActionSpace string
+	// Perception wraps ActionSpace with page metadata and scroll markers.
+	Perception string
+	Actions    []Action
+	// Counts is the number of IDs per letter.
+	Counts map[byte]int
+}
+
+// Fast renders a view as the fast-mode action space.
+func Fast(v *dom.View) Space {
+	t := v.Tree
+	nodes := t.Capture.Nodes
+	var b strings.Builder
+	sp := Space{Counts: v.Counts, Actions: make([]Action, 0, v.Actions())}
+	for _, it := range v.Items {
+		if !it.IsAction() {
+			b.WriteString("_[:]")
+			b.WriteString(truncate(it.Text, MaxText))
+			b.WriteByte('\n')
+			continue
+		}
+		nd := &nodes[it.Node]
+		b.WriteString(it.ID)
+		b.WriteString("[:]")
+		writeElement(&b, nd, it.Text)
+		b.WriteByte('\n')
+		sp.Actions = append(sp.Actions, Action{
+			ID:      it.ID,
+			Role:    it.Role,
+			Tag:     nd.Tag,
+			Kind:    kindOf(nd, it.ID),
+			Name:    name(nd, it.Text),
+			Locator: t.Locator(it.Node),
+			Rect:    nd.Rect,
+		})
+	}
+	sp.ActionSpace = b.String()
+	sp.Perception = perception(v, sp.ActionSpace)
+	return sp
+}
+
+// writeElement writes `<tag attrs>text</tag>`.
+func writeElement(b *strings.Builder, nd *dom.Node, text string) {
+	b.WriteByte('<')
+	b.WriteString(nd.Tag)
+	for _, name := range keptAttrs {
+		val, ok := attrValue(nd, name)
+		if !ok {
+			continue
+		}
+		b.WriteByte(' ')
+		b.WriteString(name)
+		if val == "" && (name == "checked" || name == "selected") {
+			continue
+		}
+		b.WriteString(`="`)
+		b.WriteString(strings.ReplaceAll(truncate(val, MaxAttrValue), `"`, "&quot;"))
+		b.WriteByte('"')
+	}
+	b.WriteByte('>')
+	if nd.Tag == "select" {
+		text = selectText(nd)
+	}
+	b.WriteString(truncate(text, MaxText))
+	b.WriteString("</")
+	b.WriteString(nd.Tag)
+	b.WriteByte('>')
+}
+
+// attrValue returns what a line shows for one kept attribute: the live
+// form state where the capture has it, the attribute otherwise.
+func attrValue(nd *dom.Node, name string) (string, bool) {
+	switch name {
+	case "value":
+		if nd.Tag == "input" {
+			if t, _ := nd.Attr("type"); strings.EqualFold(t, "password") {
+				return "", false
+			}
+		}
+		if nd.Value != "" {
+			return nd.Value, true
+		}
+		if nd.Tag == "select" {
+			if len(nd.Selected) > 0 && nd.Selected[0] < len(nd.Options) {
+				return nd.Options[nd.Selected[0]], true
+			}
+			return "", false
+		}
+		if nd.Checked != nil || nd.Tag == "textarea" {
+			// checkbox/radio values are static labels; a textarea's value
+			// is in nd.Value when it has one.
+			v, ok := nd.Attr("value")
+			return v, ok && nd.Checked != nil
+		}
+	case "checked":
+		if nd.Checked != nil {
+			return "", *nd.Checked == 1
+		}
+	}
+	v, ok := nd.Attr(name)
+	return v, ok
+}
+
+// selectText lists a select box's options, capped, with a count.
+func selectText(nd *dom.Node) string {
+	var b strings.Builder
+	for i, o := range nd.Options {
+		if i == MaxOptions {
+			break
+		}
+		if i > 0 {
+			b.WriteString(" | ")
+		}
+		b.WriteString(o)
+	}
+	if nd.OptionCount > MaxOptions {
+		b.WriteString(" | … (" + strconv.Itoa(nd.OptionCount) + " options)")
+	}
+	return b.String()
+}
+
+func kindOf(nd *dom.Node, id string) string {
+	switch {
+	case nd.Tag == "select" || id[0] == dom.LetterOption:
+		return KindSelect
+	case id[0] == dom.LetterInput:
+		return KindFill
+	}
+	return KindClick
+}
+
+// name is the short human name of an action: its text, or the first
+// naming attribute for icon-only and empty controls.
+func name(nd *dom.Node, text string) string {
+	if text != "" {
+		return truncate(text, MaxText)
+	}
+	for _, a := range []string{"aria-label", "title", "alt", "placeholder", "name", "value"} {
+		if v, ok := nd.Attr(a); ok && strings.TrimSpace(v) != "" {
+			return truncate(strings.Join(strings.Fields(v), " "), MaxText)
+		}
+	}
+	return ""
+}
+
+// truncate collapses whitespace and cuts s to max characters, marking the
+// cut with "...".
+func truncate(s string, max int) string {
+	if strings.ContainsAny(s, "\n\t\r") || strings.Contains(s, "  ") {
+		s = strings.Join(strings.Fields(s), " ")
+	}
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:max]) + "..."
+}
+
+// perception wraps the action space (layout documented in README.md).
+func perception(v *dom.View, space string) string {
+	p := v.Tree.Capture.Page
+	var b strings.Builder
+	b.WriteString("[Start of page]\n")
+	b.WriteString("URL: " + p.URL + "\n")
+	b.WriteString("Title: " + truncate(p.Title, MaxText) + "\n")
+	b.WriteString("Captured: " + time.UnixMilli(int64(p.Time)).UTC().Format(time.RFC3339) + "\n")
+	b.WriteString("Viewport: " + strconv.Itoa(int(p.ViewportWidth)) + "x" + strconv.Itoa(int(p.ViewportHeight)) +
+		", expansion " + strconv.Itoa(v.Options.Expansion) + ", text " + string(v.Options.Text) + "\n")
+	if v.Modal {
+		b.WriteString("Modal dialog open: only its content is shown.\n")
+	}
+	if v.PixelsAbove > 0 {
+		b.WriteString("... " + strconv.Itoa(v.PixelsAbove) + " pixels above - scroll up to see more ...\n")
+	}
+	b.WriteString(space)
+	if v.PixelsBelow > 0 {
+		b.WriteString("... " + strconv.Itoa(v.PixelsBelow) + " pixels below - scroll down to see more ...\n")
+	}
+	b.WriteString("[End of page]\n")
+	return b.String()
+}
