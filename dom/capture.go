@@ -86,7 +86,7 @@ type Rect [4]float64
 
 // Intersects reports whether r and o overlap with a positive area.
 func (r Rect) Intersects(o Rect) bool {
-	return r[0] < o[0]+o[2] && o[0] < r[0]+r[2] && r[1] < o[1]+o[3] && o[1] < r[1]+r[3]
+	return r[2] > 0 && r[3] > 0 && o[2] > 0 && o[3] > 0 && r[0] < o[0]+o[2] && o[0] < r[0]+r[2] && r[1] < o[1]+o[3] && o[1] < r[1]+r[3]
 }
 
 // Node is one element or text node. Field names are short because a large
@@ -101,6 +101,13 @@ type Node struct {
 	// Text is a text node's text (capped).
 	Text string `json:"t,omitempty"`
 	Rect Rect   `json:"r"`
+	// ClipRect is the part of Rect left visible by scrollable ancestors
+	// (overflow auto/scroll) cut to their boxes; nil when nothing cuts it.
+	// Content scrolled out of a scroll box is not on screen, but scrolling
+	// the box (not the page) brings it back: the window test uses ClipRect,
+	// except for the whole page. Boxes that cannot scroll (overflow hidden)
+	// make an element invisible instead.
+	ClipRect *Rect `json:"cr,omitempty"`
 	// Visible: for an element, rendered with a non-zero size and not hidden
 	// from users (aria-hidden, hidden, inert); for a text node, rendered with
 	// a non-zero box.

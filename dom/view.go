@@ -206,7 +206,7 @@ func (t *Tree) Select(opts Options) *View {
 	emit := make([]bool, len(nodes))
 	for i := range nodes {
 		nd := &nodes[i]
-		if !t.candidate[i] || nd.Occluded() || !nd.Rect.Intersects(win) {
+		if !t.candidate[i] || nd.Occluded() || !inWindow(nd, win, opts.Expansion) {
 			continue
 		}
 		if t.nested[i] && !nd.distinct() {
@@ -214,17 +214,10 @@ func (t *Tree) Select(opts Options) *View {
 		}
 		emit[i] = true
 	}
+	// A label never doubles its control: when the control has an ID, the
+	// label (wrapping it or pointing at it) gets none.
 	for i := range nodes {
-		nd := &nodes[i]
-		if emit[i] && nd.LabelFor > 0 && len(nd.Signals) == 1 && nd.Signals[0] == "label" && emit[nd.LabelFor] {
-			emit[i] = false
-		}
-	}
-	// A label around its control does not double it, even when it carries
-	// other signals (a wrapping label inherits the pointer cursor).
-	for i := range nodes {
-		nd := &nodes[i]
-		if emit[i] && nd.Tag == "label" && nd.LabelFor > i && nd.LabelFor <= t.end[i] && emit[nd.LabelFor] {
+		if nd := &nodes[i]; emit[i] && nd.Tag == "label" && nd.LabelFor > 0 && emit[nd.LabelFor] {
 			emit[i] = false
 		}
 	}
@@ -280,7 +273,7 @@ func (t *Tree) Select(opts Options) *View {
 			}
 			continue
 		}
-		if !t.showText(opts.Text, nd, win, v.Modal, i) {
+		if !t.showText(opts, nd, win, v.Modal, i) {
 			continue
 		}
 		if t.block[i] != lineBlock {
@@ -309,17 +302,27 @@ func (t *Tree) Select(opts Options) *View {
 }
 
 // showText reports whether a context text node is emitted under a policy.
-func (t *Tree) showText(p TextPolicy, nd *Node, win Rect, modal bool, i int) bool {
+func (t *Tree) showText(opts Options, nd *Node, win Rect, modal bool, i int) bool {
 	if modal && !t.inModal[i] {
 		return false
 	}
-	switch p {
+	switch opts.Text {
 	case TextNone:
 		return false
 	case TextAll:
 		return true
 	}
-	return nd.Visible && nd.Rect.Intersects(win)
+	return nd.Visible && inWindow(nd, win, opts.Expansion)
+}
+
+// inWindow reports whether a node's box meets the window: the part left
+// visible by scroll boxes for a grown viewport, the whole box for the whole
+// page (scrolling a box reaches the rest).
+func inWindow(nd *Node, win Rect, expansion int) bool {
+	if expansion != WholePage && nd.ClipRect != nil {
+		return nd.ClipRect.Intersects(win)
+	}
+	return nd.Rect.Intersects(win)
 }
 
 // appendWords appends the words of s to b, separated by single spaces.

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"net"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -88,6 +89,18 @@ func arrowValue(a arrow.Array, i int) any {
 	return fmt.Sprintf("%T", a)
 }
 
+// closedAddr returns a loopback address where nothing listens.
+func closedAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
 var lineFormat = regexp.MustCompile(`^(?:[LBIFOM][0-9]+\[:\]<[a-z][a-z0-9-]*( [^>]*)?>.*</[a-z][a-z0-9-]*>|_\[:\].+)$`)
 
 // TestCrawl_Corpus crawls the bundled corpus plus a 404 and an unreachable
@@ -100,7 +113,8 @@ func TestCrawl_Corpus(t *testing.T) {
 	}
 	defer srv.Close()
 	urls := corpora.DefaultURLs(srv.URL)
-	list := strings.Join(urls, "\n") + "\n" + srv.URL + "/no-such-page.html\nhttp://127.0.0.1:1/unreachable\nnot a url\n# comment\n\n"
+	unreachable := "http://" + closedAddr(t) + "/unreachable"
+	list := strings.Join(urls, "\n") + "\n" + srv.URL + "/no-such-page.html\n" + unreachable + "\nnot a url\n# comment\n\n"
 	targets, err := ReadTargets(strings.NewReader(list), DefaultSchemes())
 	if err != nil {
 		t.Fatal(err)
@@ -148,9 +162,9 @@ func TestCrawl_Corpus(t *testing.T) {
 		}
 	}
 	for u, want := range map[string][2]any{
-		srv.URL + "/no-such-page.html":   {"http", int64(404)},
-		"http://127.0.0.1:1/unreachable": {"navigate", nil},
-		"not a url":                      {"invalid_url", nil},
+		srv.URL + "/no-such-page.html": {"http", int64(404)},
+		unreachable:                    {"navigate", nil},
+		"not a url":                    {"invalid_url", nil},
 	} {
 		p := byURL[u]
 		if p == nil || p["status"] != "error" || p["error_kind"] != want[0] || p["http_status"] != want[1] || p["error_message"] == "" {
