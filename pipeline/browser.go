@@ -59,7 +59,7 @@ const (
 	DefaultChromiumPath   = "/usr/bin/chromium"
 	DefaultViewportWidth  = 1280
 	DefaultViewportHeight = 720
-	DefaultSettleQuiet    = 200 * time.Millisecond
+	DefaultSettleQuiet    = 500 * time.Millisecond
 	DefaultSettleMax      = 2 * time.Second
 )
 

@@ -91,6 +91,8 @@ Flags:
 	fs.StringVar(&o.text, "text", string(dom.TextViewport), "context text: viewport (inside the window), all (every text), none")
 	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "time limit per URL attempt (`DURATION`)")
 	fs.IntVar(&cfg.Retries, "retries", cfg.Retries, "extra attempts after a transient failure (timeout, network, crash)")
+	fs.DurationVar(&cfg.Browser.SettleQuiet, "settle-quiet", cfg.Browser.SettleQuiet, "capture once the DOM has gone this long without a change (`DURATION`)")
+	fs.DurationVar(&cfg.Browser.SettleMax, "settle-max", cfg.Browser.SettleMax, "capture after this long even if the DOM keeps changing (`DURATION`)")
 	fs.StringVar(&cfg.Browser.ChromiumPath, "chromium", cfg.Browser.ChromiumPath, "Chromium executable `PATH`")
 	fs.StringVar(&o.encodings, "encodings", "cl100k_base,o200k_base", "tokenizers to count with (`LIST` of cl100k_base, o200k_base)")
 	fs.IntVar(&o.maxNodes, "max-nodes", dom.DefaultMaxNodes, "capture at most `N` DOM nodes per page (the capture is then marked truncated)")
