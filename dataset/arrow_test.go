@@ -63,6 +63,7 @@ func pageColumns() []column {
 		{"content_ms", "float64", true},
 		{"script_ms", "float64", true},
 		{"total_ms", "float64", false},
+		{"process_ms", "float64", true},
 		{"captured_at", "timestamp[us, tz=UTC]", false},
 		{"capture", "binary", true},
 		{"capture_encoding", "utf8", false},

@@ -119,6 +119,11 @@ type PageRow struct {
 	// TotalMS is the wall time of the whole attempt sequence for the URL,
 	// from the first navigation to the row's completion, in milliseconds.
 	TotalMS float64 `parquet:"total_ms"`
+	// ProcessMS is the Go-side time spent on the page after the browser
+	// finished: decoding the capture, rendering every expansion and
+	// counting tokens (HTML included), in milliseconds; null without a
+	// capture.
+	ProcessMS *float64 `parquet:"process_ms"`
 	// CapturedAt is when the capture was taken (for a failed page: when the
 	// last attempt ended), a UTC timestamp with microsecond precision.
 	CapturedAt time.Time `parquet:"captured_at,timestamp(microsecond:utc)"`

@@ -25,6 +25,7 @@ func pageRow(i int) PageRow {
 		BrowserVersion: "156.0.8078.73",
 		Attempts:       1 + int64(i%2),
 		TotalMS:        100.25 + float64(i),
+		ProcessMS:      ptr(12.5 + float64(i)),
 		CapturedAt:     testTime().Add(time.Duration(i) * time.Second),
 	}
 	if i%3 == 2 {

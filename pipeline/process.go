@@ -69,6 +69,7 @@ func (p *processor) failed(t Target, load *Load, err error, attempts int, starte
 // succeeded renders every expansion of a loaded page. A capture that does
 // not decode makes the page an error row.
 func (p *processor) succeeded(t Target, load *Load, attempts int, started time.Time) Result {
+	procStart := time.Now()
 	capture, err := dom.Parse(load.Capture)
 	if err != nil {
 		return p.failed(t, load, &PageError{Kind: KindCapture, URL: t.URL, Err: err}, attempts, started)
@@ -115,6 +116,7 @@ func (p *processor) succeeded(t Target, load *Load, attempts int, started time.T
 	for _, e := range p.cfg.Expansions {
 		spaces = append(spaces, p.space(t, tree, dom.Options{Expansion: e, Text: p.cfg.Text}, htmlTokens))
 	}
+	row.ProcessMS = ptr(ms(time.Since(procStart)))
 	row.TotalMS = ms(time.Since(started))
 	return Result{Page: row, Spaces: spaces}
 }
