@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRun_BadInput checks that bad flags and unreadable lists stop the
+// program at once with a one-line reason, before any browser starts.
+func TestRun_BadInput(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope.txt")
+	tests := []struct {
+		name  string
+		args  []string
+		usage bool   // a usage error (exit 2) rather than a run error (exit 1)
+		want  string // in the error
+	}{
+		{"unknown flag", []string{"--bogus"}, true, "bogus"},
+		{"bad viewport", []string{"--viewport", "12x"}, true, "--viewport"},
+		{"bad expansion", []string{"--viewport-expansion", "0,abc"}, true, "--viewport-expansion"},
+		{"expansion below -1", []string{"--viewport-expansion", "-5"}, true, "viewport-expansion"},
+		{"repeated expansion", []string{"--viewport-expansion", "0,0"}, true, "twice"},
+		{"bad encoding", []string{"--encodings", "p50k"}, true, "--encodings"},
+		{"bad text policy", []string{"--text", "some"}, true, "--text"},
+		{"zero workers", []string{"--workers", "0"}, true, "workers"},
+		{"two lists", []string{"--urls", "a.txt", "b.txt"}, true, "both"},
+		{"two args", []string{"a.txt", "b.txt"}, true, "too many"},
+		{"bad log level", []string{"--log-level", "loud"}, true, "--log-level"},
+		{"missing chromium", []string{"--chromium", missing}, false, "chromium"},
+		{"unreadable list", []string{missing}, false, "URL list"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), tc.args, strings.NewReader(""), &stdout, &stderr)
+			if err == nil {
+				t.Fatal("run succeeded, want an error")
+			}
+			var ue usageError
+			if got := errors.As(err, &ue); got != tc.usage {
+				t.Errorf("usage error = %v, want %v (err: %v)", got, tc.usage, err)
+			}
+			if !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %q: want one line mentioning %q", err, tc.want)
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("stdout = %q, want nothing", stdout.String())
+			}
+		})
+	}
+}
+
+func TestRun_Help(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"--help"}, strings.NewReader(""), &stdout, &stderr)
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("err = %v, want flag.ErrHelp", err)
+	}
+	for _, f := range []string{"--urls", "--out", "--workers", "--viewport", "--viewport-expansion", "--timeout", "--chromium", "--encodings"} {
+		if !strings.Contains(stderr.String(), "-"+strings.TrimLeft(f, "-")) {
+			t.Errorf("help does not explain %s", f)
+		}
+	}
+}
+
+func TestRun_EmptyList(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"--urls", "-"}, strings.NewReader("# only a comment\n\n"), &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "no URLs") {
+		t.Errorf("err = %v, want 'no URLs'", err)
+	}
+}
