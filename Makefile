@@ -1,6 +1,7 @@
 # actionspace — set-up, the main job, the tests.
 #
-#   make crawl   crawl the bundled corpus (runs set-up first)
+#   make bench   crawl the bundled corpus and sweep it (runs set-up first)
+#   make crawl   crawl the bundled corpus into results/runs/<run-id>/
 #   make test    run every test, real Chromium included (runs set-up first)
 
 GO       ?= go
@@ -31,8 +32,18 @@ crawl: setup
 bench: setup
 	$(GO) run ./cmd/bench $(ARGS)
 
+# bench-check is bench compared with the committed baseline: it exits 1
+# when a cell's tokens grew by more than 2% or its median render time by
+# more than 25% (timings are noisy: see the README's bench section).
+bench-check: setup
+	$(GO) run ./cmd/bench --baseline results/baseline/summary.json $(ARGS)
+
+# test runs every test once on real Chromium, and the browser-free tests a
+# second time under the race detector (racing the browser tests too would
+# double a suite that 2 cores already need most of their time for).
 test: setup vet
-	ACTIONSPACE_REQUIRE_CHROMIUM=1 $(GO) test -race -count=1 -timeout 40m ./...
+	$(GO) test -race -short -count=1 -timeout 20m ./...
+	ACTIONSPACE_REQUIRE_CHROMIUM=1 $(GO) test -count=1 -timeout 60m ./...
 
 # test-short skips everything that needs Chromium.
 test-short:

@@ -35,12 +35,19 @@ const (
 // generated pages. It answers GET and HEAD: "/" is the home page, any other
 // path is a file of the site (404 Not Found when there is none), and
 // /gen/table?rows=N is a generated table (see [DefaultTableRows] and
-// [MaxTableRows]). Every response has a Content-Type with a charset where the
+// [MaxTableRows]). Paths under [FaultPrefix] are the fault pages (see
+// [FaultPaths]). Every response has a Content-Type with a charset where the
 // type is text. The handler is safe for concurrent use and shares no state
 // with other handlers.
-func Handler() http.Handler {
+func Handler() http.Handler { return newHandler("", "") }
+
+// newHandler is [Handler] with the origins the fidelity pages frame as
+// cross-origin and cross-site documents ("" for their own origin).
+func newHandler(altOrigin, altSite string) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /gen/table", serveTable)
+	mountFaults(mux)
+	mux.HandleFunc("GET "+FidelityPrefix, serveFidelity(altOrigin, altSite))
 	mux.HandleFunc("GET /", serveSite)
 	return mux
 }
@@ -186,42 +193,60 @@ type Server struct {
 	// example "http://127.0.0.1:41234". Join it with a path from
 	// [DefaultPaths], or pass it to [DefaultURLs].
 	URL string
+	// AltURL is a second origin of the same server: the same handler on
+	// another port of 127.0.0.1, so same site but cross-origin. The
+	// fidelity pages frame documents from it.
+	AltURL string
+	// AltSiteURL reaches the AltURL port as "localhost": a different site
+	// from URL, which Chromium renders in a process of its own.
+	AltSiteURL string
 
 	srv       *http.Server
-	served    chan error // receives the result of Serve once it returns
+	served    chan error // receives the results of Serve once they return
 	closeOnce sync.Once
 	closeErr  error
 }
 
-// Start listens on a free port of 127.0.0.1 and serves [Handler] in a
-// goroutine until [Server.Close] is called. Only the local machine can reach
-// it.
+// Start listens on two free ports of 127.0.0.1 (URL and AltURL) and serves
+// [Handler] on both in goroutines until [Server.Close] is called. Only the
+// local machine can reach it.
 func Start() (*Server, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("listen on 127.0.0.1: %w", err)
 	}
+	alt, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("listen on 127.0.0.1: %w", err)
+	}
+	altPort := alt.Addr().(*net.TCPAddr).Port
 	s := &Server{
-		URL: "http://" + ln.Addr().String(),
-		srv: &http.Server{
-			Handler:           Handler(),
-			ReadHeaderTimeout: 10 * time.Second,
-			IdleTimeout:       60 * time.Second,
-		},
-		served: make(chan error, 1),
+		URL:        "http://" + ln.Addr().String(),
+		AltURL:     "http://" + alt.Addr().String(),
+		AltSiteURL: "http://localhost:" + strconv.Itoa(altPort),
+		served:     make(chan error, 2),
+	}
+	s.srv = &http.Server{
+		Handler:           newHandler(s.AltURL, s.AltSiteURL),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       60 * time.Second,
 	}
 	go func() { s.served <- s.srv.Serve(ln) }()
+	go func() { s.served <- s.srv.Serve(alt) }()
 	return s, nil
 }
 
-// Close stops the server at once, closing its listener and open
-// connections, and waits for the serving goroutine to end. Calling it again
-// returns the first result.
+// Close stops the server at once, closing its listeners and open
+// connections, and waits for the serving goroutines to end. Calling it
+// again returns the first result.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		err := s.srv.Close()
-		if serveErr := <-s.served; !errors.Is(serveErr, http.ErrServerClosed) && err == nil {
-			err = serveErr
+		for range 2 {
+			if serveErr := <-s.served; !errors.Is(serveErr, http.ErrServerClosed) && err == nil {
+				err = serveErr
+			}
 		}
 		if err != nil {
 			s.closeErr = fmt.Errorf("close corpus server %s: %w", s.URL, err)

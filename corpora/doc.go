@@ -17,5 +17,11 @@
 // the handler on a free port of 127.0.0.1 for a crawl or a browser test, and
 // [DefaultPaths] and [DefaultURLs] give the default crawl list (urls.txt).
 //
+// Under /faults/ the handler also serves the fault corpus ([FaultPaths]):
+// pages that never answer, drip, loop, crash their renderer, pop up
+// dialogs and windows, download, or are not HTML — the failures a crawl of
+// the real web meets. They are not in the default crawl list; the crawl's
+// tests use them to prove that every URL still gets its row in time.
+//
 // The package holds no mutable state: every call builds what it returns.
 package corpora

@@ -61,12 +61,18 @@ func pageColumns() []column {
 		{"settle_ms", "float64", true},
 		{"capture_ms", "float64", true},
 		{"content_ms", "float64", true},
+		{"screenshot_ms", "float64", true},
 		{"script_ms", "float64", true},
 		{"total_ms", "float64", false},
 		{"process_ms", "float64", true},
 		{"captured_at", "timestamp[us, tz=UTC]", false},
 		{"capture", "binary", true},
 		{"capture_encoding", "utf8", false},
+		{"screenshot", "binary", true},
+		{"screenshot_format", "utf8", false},
+		{"screenshot_width", "int64", true},
+		{"screenshot_height", "int64", true},
+		{"screenshot_labeled", "bool", false},
 	}
 }
 
@@ -109,6 +115,7 @@ func spaceColumns() []column {
 		{"coverage", "float64", true},
 		{"hallucinated_ids", "int64", true},
 		{"cache_hits", "int64", true},
+		{"llm_error", "utf8", true},
 	}
 }
 
@@ -220,8 +227,11 @@ func TestWriter_arrow(t *testing.T) {
 					t.Fatal(err)
 				}
 				want := "ZSTD"
-				if cc.PathInSchema().String() == "capture" {
+				switch cc.PathInSchema().String() {
+				case "capture":
 					want = "UNCOMPRESSED" // already a zstd frame
+				case "screenshot":
+					want = "UNCOMPRESSED" // already JPEG or PNG
 				}
 				if got := cc.Compression().String(); got != want {
 					t.Errorf("column %s: compression %s, want %s", cc.PathInSchema(), got, want)
@@ -244,7 +254,7 @@ func TestWriter_blobStatistics(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pf.Close()
-	blobs := map[string]bool{"html": true, "error_message": true, "capture": true}
+	blobs := map[string]bool{"html": true, "error_message": true, "capture": true, "screenshot": true}
 	rg := pf.MetaData().RowGroup(0)
 	for i := range rg.NumColumns() {
 		cc, err := rg.ColumnChunk(i)

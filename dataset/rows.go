@@ -28,8 +28,8 @@ type PageRow struct {
 	// RunID identifies the crawl run that produced the row; every row of a
 	// run, in both tables, carries the same value.
 	RunID string `parquet:"run_id"`
-	// PageID identifies the URL within the run; it joins pages to spaces.
-	// It is assigned when the URL is enqueued, before any attempt.
+	// PageID identifies the URL: the first 16 hex digits of the SHA-256 of
+	// the URL as listed, the same in every run. It joins pages to spaces.
 	PageID string `parquet:"page_id"`
 	// URL is the URL as given in the input list.
 	URL string `parquet:"url"`
@@ -38,8 +38,9 @@ type PageRow struct {
 	FinalURL string `parquet:"final_url"`
 	// Status is "ok" when the page was captured, "error" otherwise.
 	Status string `parquet:"status"`
-	// ErrorKind classifies the failure (timeout, http, navigate, capture,
-	// render, ...); empty when Status is "ok".
+	// ErrorKind classifies the failure: timeout, navigate, http,
+	// content_type, capture, browser, invalid_url or canceled (see the
+	// dataset card); empty when Status is "ok".
 	ErrorKind string `parquet:"error_kind"`
 	// ErrorMessage is the failure's full message; empty when Status is "ok".
 	ErrorMessage string `parquet:"error_message" dataset:"blob"`
@@ -113,6 +114,10 @@ type PageRow struct {
 	// ContentMS is the time taken to fetch the serialized HTML from the
 	// page, in milliseconds; null when the stage was not reached.
 	ContentMS *float64 `parquet:"content_ms"`
+	// ScreenshotMS is the time taken to take the viewport screenshot (the
+	// browser's round trip), in milliseconds; null when no screenshot was
+	// asked for or the stage was not reached.
+	ScreenshotMS *float64 `parquet:"screenshot_ms"`
 	// ScriptMS is the capture script's own run time inside the page, as it
 	// measured itself, in milliseconds; null without a capture.
 	ScriptMS *float64 `parquet:"script_ms"`
@@ -127,13 +132,44 @@ type PageRow struct {
 	// CapturedAt is when the capture was taken (for a failed page: when the
 	// last attempt ended), a UTC timestamp with microsecond precision.
 	CapturedAt time.Time `parquet:"captured_at,timestamp(microsecond:utc)"`
-	// Capture is the capture record, compressed as CaptureEncoding says
-	// (see CompressCapture); null when there is no capture. Stored so that
-	// a page can be rendered again offline, without a browser.
+	// Capture is the capture record (the JSON the capture script returned),
+	// compressed as capture_encoding says; null when there is no capture.
+	// Stored so that a page can be rendered again offline, without a
+	// browser.
 	Capture []byte `parquet:"capture,optional,uncompressed" dataset:"blob"`
-	// CaptureEncoding names the encoding of Capture, "json+zstd"
-	// (CaptureEncoding); empty when Capture is null.
+	// CaptureEncoding names the encoding of capture: "json+zstd" (a zstd
+	// frame holding the JSON record); empty when capture is null.
 	CaptureEncoding string `parquet:"capture_encoding"`
+	// Screenshot is the screenshot of the viewport (not the whole page),
+	// taken right after the capture at the same scroll position, so that
+	// the actions' boxes, minus scroll_x and scroll_y and times
+	// device_pixel_ratio, land on their elements; encoded as
+	// screenshot_format says. With `crawl --screenshots labeled` the boxes
+	// and IDs of the run's first viewport expansion are drawn on it (see
+	// ScreenshotLabeled). Size, for a 1280x720 viewport on the bundled
+	// corpus: 45 to 111 KB as JPEG at the default quality 70 (median 61 KB),
+	// 62 to 151 KB labeled (median 82 KB; re-encoded after drawing), 60 to
+	// 330 KB as PNG. Null when screenshots were off (the default) or the
+	// screenshot failed, and for failed pages.
+	Screenshot []byte `parquet:"screenshot,optional,uncompressed" dataset:"blob"`
+	// ScreenshotFormat names the encoding of Screenshot: "jpeg" or "png";
+	// empty when Screenshot is null.
+	ScreenshotFormat string `parquet:"screenshot_format"`
+	// ScreenshotWidth is the width of Screenshot in image pixels (the
+	// viewport width times the device pixel ratio); null when Screenshot is
+	// null.
+	ScreenshotWidth *int64 `parquet:"screenshot_width"`
+	// ScreenshotHeight is the height of Screenshot in image pixels; null
+	// when Screenshot is null.
+	ScreenshotHeight *int64 `parquet:"screenshot_height"`
+	// ScreenshotLabeled is true when the boxes and IDs of the first
+	// viewport expansion's actions are drawn on Screenshot: an outline
+	// inside each box and the ID in a filled tag at its top-left corner
+	// (above it for controls narrower than the tag), one colour per letter (L blue, B red, I green, F purple, O orange, M
+	// teal). Elements outside the viewport (possible with an expansion
+	// above 0) are not on the image. False for plain screenshots and when
+	// there is none.
+	ScreenshotLabeled bool `parquet:"screenshot_labeled"`
 }
 
 // SpaceRow is one row of the spaces table: one row per page x mode x
@@ -247,6 +283,11 @@ type SpaceRow struct {
 	// CacheHits is the number of replies served from the on-disk cache
 	// instead of the endpoint.
 	CacheHits *int64 `parquet:"cache_hits"`
+	// LLMError is why deep mode did not finish for this space (a call that
+	// failed after its retries, or a first reply that stayed unparseable);
+	// the other deep columns then hold what was done before. Null when it
+	// finished, and on fast rows.
+	LLMError *string `parquet:"llm_error"`
 }
 
 // Action is one action of an action space: an element with an ID that an

@@ -61,6 +61,13 @@ func pageRow(i int) PageRow {
 	r.ScriptMS = ptr(4.5)
 	r.Capture = []byte(fmt.Sprintf(`{"zstd":"pretend","i":%d}`, i))
 	r.CaptureEncoding = CaptureEncoding
+	if i%2 == 0 { // every other page with a screenshot, some labeled
+		r.ScreenshotMS = ptr(35.5 + float64(i))
+		r.Screenshot = []byte(fmt.Sprintf("\xff\xd8\xff pretend JPEG %d", i))
+		r.ScreenshotFormat = "jpeg"
+		r.ScreenshotWidth, r.ScreenshotHeight = ptr(int64(1280)), ptr(int64(720))
+		r.ScreenshotLabeled = i%4 == 0
+	}
 	return r
 }
 
@@ -116,6 +123,7 @@ func spaceRow(i int) SpaceRow {
 		r.Coverage = ptr(0.96)
 		r.HallucinatedIDs = ptr(int64(0))
 		r.CacheHits = ptr(int64(1))
+		r.LLMError = ptr("HTTP 503 after 4 attempts")
 	}
 	return r
 }

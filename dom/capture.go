@@ -17,6 +17,11 @@ var captureJS string
 // world so that the page's own scripts cannot change its results.
 func Script() string { return captureJS }
 
+// FramesGlobal is the global variable, in the world the capture script ran
+// in, that holds the cross-origin iframe elements it met, in the order of
+// [Node.CrossOrigin]. The browser adapter reads it to find each frame.
+const FramesGlobal = "__actionspaceFrames"
+
 // CaptureVersion is the version of the capture record format that [Script]
 // produces and [Parse] reads.
 const CaptureVersion = 1
@@ -40,6 +45,12 @@ type ScriptOptions struct {
 	TextCap int `json:"textCap"`
 	// OptionCap caps the option labels recorded per <select>.
 	OptionCap int `json:"optionCap"`
+	// ExactOcclusion hit-tests every element whose occlusion is measured.
+	// By default the script skips the hit tests that cannot find another
+	// element on top (no other box holds the element's centre), which on
+	// large pages are most of them and each costs time in proportion to
+	// the page; the answer is the same. Tests set it to prove that.
+	ExactOcclusion bool `json:"exactOcclusion,omitempty"`
 }
 
 // DefaultScriptOptions returns the options the crawler uses.
@@ -69,6 +80,12 @@ type PageInfo struct {
 	Elements       int     `json:"elements"`
 	Texts          int     `json:"texts"`
 	Truncated      bool    `json:"truncated"`
+	// CrossOriginFrames is the number of iframes whose documents the
+	// script could not read (Node.CrossOrigin runs from 1 to it), and
+	// FramesStitched how many of them were captured through their own
+	// frame and stitched in (see [Stitch]).
+	CrossOriginFrames int `json:"frames,omitempty"`
+	FramesStitched    int `json:"stitched,omitempty"`
 	// Time is when the capture ran, in Unix milliseconds (the page's clock).
 	Time float64 `json:"time"`
 	// ScriptMs is the capture script's own run time.
@@ -147,8 +164,17 @@ type Node struct {
 	OptionCount int      `json:"on,omitempty"`
 	Options     []string `json:"os,omitempty"`
 	Selected    []int    `json:"si,omitempty"`
-	// CrossOrigin marks an iframe whose document could not be read here.
+	// CrossOrigin marks an iframe whose document could not be read here:
+	// it is the frame's 1-based position among such frames, in document
+	// order, and its index+1 in the FramesGlobal list the script leaves
+	// behind.
 	CrossOrigin int `json:"fx,omitempty"`
+	// FrameBox is a rendered cross-origin frame's content box (its
+	// viewport) in page coordinates, and FrameClip the part of it that
+	// ancestors which cannot scroll leave visible: what [Stitch] offsets
+	// and clips the frame's own capture by.
+	FrameBox  *Rect `json:"fb,omitempty"`
+	FrameClip *Rect `json:"fc,omitempty"`
 }
 
 // Attr returns the value of the named attribute and whether it is present.
@@ -169,16 +195,21 @@ func (n *Node) Occluded() bool { return n.Topmost != nil && *n.Topmost == 0 }
 // consistent tree.
 var ErrMalformed = errors.New("malformed capture")
 
-// Parse decodes a capture record and checks that it forms a tree.
+// Parse decodes a capture record and checks that it forms a tree. Records
+// as the capture script writes them take a fast path; anything else is
+// decoded by encoding/json, with the same result.
 func Parse(data []byte) (*Capture, error) {
-	var c Capture
-	if err := json.Unmarshal(data, &c); err != nil {
-		return nil, fmt.Errorf("decode capture: %w", err)
+	c, ok := decodeFast(data)
+	if !ok {
+		c = &Capture{}
+		if err := json.Unmarshal(data, c); err != nil {
+			return nil, fmt.Errorf("decode capture: %w", err)
+		}
 	}
 	if err := c.check(); err != nil {
 		return nil, err
 	}
-	return &c, nil
+	return c, nil
 }
 
 // Decode reads and parses a capture record.

@@ -4,7 +4,7 @@
 // for a given viewport_expansion is decided later, in Go, from this record.
 //
 // The script is one function expression taking an options object:
-//   {maxNodes, attrCap, textCap, optionCap}
+//   {maxNodes, attrCap, textCap, optionCap, exactOcclusion}
 // Field names of the record are documented on dom.Node and dom.PageInfo.
 (opts) => {
   const t0 = performance.now();
@@ -12,6 +12,7 @@
   const attrCap = (opts && opts.attrCap) || 200;
   const textCap = (opts && opts.textCap) || 2000;
   const optionCap = (opts && opts.optionCap) || 50;
+  const exactOcclusion = !!(opts && opts.exactOcclusion);
 
   const SKIP = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "BASE", "TITLE"]);
   const FORM_TAGS = new Set(["button", "input", "select", "textarea", "summary", "option"]);
@@ -19,8 +20,18 @@
   const ROLES = new Set(["button", "link", "checkbox", "radio", "switch", "tab", "menuitem",
     "menuitemcheckbox", "menuitemradio", "option", "textbox", "searchbox", "combobox", "listbox",
     "slider", "spinbutton", "treeitem"]);
+  // KNOWN: every role the Go side recognises (dom/roles.go). A role
+  // attribute's first known token is the element's role; only when that
+  // role is interactive does it make the element interactive.
+  const KNOWN = new Set([...ROLES, "img", "image", "figure", "gridcell", "row", "cell", "group",
+    "dialog", "alertdialog", "menu", "menubar", "tablist", "tabpanel", "tree", "grid", "navigation",
+    "presentation", "none", "heading", "list", "listitem", "region", "banner", "main", "contentinfo",
+    "form", "search", "article", "toolbar", "progressbar", "scrollbar", "separator", "generic",
+    "status", "alert", "log", "tooltip"]);
   const HANDLERS = new Set(["onclick", "onmousedown", "onmouseup", "ondblclick", "onkeydown"]);
   const CLIPS = new Set(["hidden", "clip", "auto", "scroll"]);
+  // elements a <label> can label: only these need their node index kept
+  const LABELABLE = new Set(["button", "input", "meter", "output", "progress", "select", "textarea"]);
   const INF = 1e9;
 
   const vw = window.innerWidth, vh = window.innerHeight;
@@ -29,6 +40,11 @@
   const elIndex = new Map();
   const pendingLabels = [];
   const occlusion = [];
+  const docs = [];
+  // cross-origin frame elements, in order: node.fx is the 1-based position
+  // here. The list stays in this world's global for the caller, which
+  // captures those frames through their own execution contexts.
+  const fxEls = [];
   let truncated = false;
   let elements = 0, texts = 0;
 
@@ -40,18 +56,63 @@
     return r > l && b > t ? [round(l), round(t), round(r - l), round(b - t)] : [round(l), round(t), 0, 0];
   };
   const NOCLIP = [-INF, -INF, INF, INF];
+  // pseudoBoxes reports whether style sheets may give ::before/::after a
+  // box outside their element's (a position other than static), or cannot
+  // be read.
+  const PSEUDO = /:(before|after)\b/i;
+  const pseudoRules = (rules) => {
+    for (const r of rules) {
+      if (r.styleSheet) { // @import
+        let sub = null;
+        try { sub = r.styleSheet.cssRules; } catch (e) { return true; }
+        if (sub && pseudoRules(sub)) return true;
+        continue;
+      }
+      if (r.selectorText !== undefined && PSEUDO.test(r.selectorText)) {
+        const pos = r.style.getPropertyValue("position");
+        if (pos && pos !== "static") return true;
+      }
+      if (r.cssRules && r.cssRules.length && pseudoRules(r.cssRules)) return true; // @media, @layer, nesting
+    }
+    return false;
+  };
+  const pseudoBoxes = (sheets) => {
+    for (const sheet of sheets) {
+      let rules = null;
+      try { rules = sheet.cssRules; } catch (e) { return true; }
+      if (rules && pseudoRules(rules)) return true;
+    }
+    return false;
+  };
+  // attrValue finds an attribute by its exact name, for the names that
+  // getAttribute does not find (it lowercases them on HTML elements).
+  const attrValue = (el, name) => {
+    for (const a of el.attributes) if (a.name === name) return a.value;
+    return "";
+  };
+
+  // flag bits of a stack entry: what the parent passes down
+  const POINTER = 1, VISIBLE = 2, SHADOW = 4, ARIA = 8, INERT = 16, SEEN = 32;
 
   // walk visits one document (the top one or a same-origin frame's), whose
   // viewport origin sits at (ox, oy) in top-page coordinates; clip0 bounds
-  // what of it can show (a frame's box).
-  const walk = (doc, rootParent, frame, ox, oy, fvw, fvh, clip0) => {
+  // what of it can show (a frame's box); flags0 carries aria-hidden and
+  // inert from the frame element into its document.
+  const walk = (doc, rootParent, frame, ox, oy, fvw, fvh, clip0, flags0) => {
     const win = doc.defaultView;
     const range = doc.createRange();
-    // flag bits of a stack entry: what the parent passes down
-    const POINTER = 1, VISIBLE = 2, SHADOW = 4, ARIA = 8, INERT = 16, SEEN = 32;
+    // what occlusion needs of this document: the boxes (viewport
+    // coordinates, with the node index that owns them) that meet its
+    // viewport, the shadow roots whose style sheets count, and whether
+    // something may paint outside every recorded box
+    const hits = {doc, boxes: [], roots: [], risky: false, checked: false};
+    docs.push(hits);
+    const record = (l, t, w, h, owner) => {
+      if (w > 0 && h > 0 && l < fvw && t < fvh && l + w > 0 && t + h > 0) hits.boxes.push(l, t, l + w, t + h, owner);
+    };
     // One stack entry per pending node, as parallel arrays:
     // node, parent index, flags, hard clip, soft clip.
-    const sNode = [doc.documentElement], sParent = [rootParent], sFlags = [VISIBLE | SEEN], sHard = [clip0], sSoft = [clip0];
+    const sNode = [doc.documentElement], sParent = [rootParent], sFlags = [VISIBLE | SEEN | flags0], sHard = [clip0], sSoft = [clip0];
     while (sNode.length) {
       const node = sNode.pop(), parent = sParent.pop(), flags = sFlags.pop(), hard = sHard.pop(), soft = sSoft.pop();
       if (!node) continue;
@@ -63,6 +124,7 @@
         if ((flags & VISIBLE) && (flags & SEEN)) {
           range.selectNodeContents(node);
           const br = range.getBoundingClientRect();
+          record(br.left, br.top, br.width, br.height, parent);
           const x = br.left + ox, y = br.top + oy;
           n.r = [round(x), round(y), round(br.width), round(br.height)];
           n.v = br.width > 0 && br.height > 0 && clipRect(x, y, br.width, br.height, hard)[2] > 0;
@@ -78,11 +140,14 @@
       if (node.nodeType !== 1 || SKIP.has(node.nodeName)) continue;
       const el = node;
       const tag = el.localName;
+      // Computed style properties are read only where the rules need them:
+      // each read costs about as much as getComputedStyle itself.
       const cs = win.getComputedStyle(el);
       const display = cs.display, cursor = cs.cursor;
       const br = el.getBoundingClientRect();
       const index = nodes.length;
       elements++;
+      record(br.left, br.top, br.width, br.height, index);
 
       // one pass over the attributes: record them (capped) and read the
       // ones the rules need. Password values never leave the page.
@@ -90,8 +155,11 @@
       const attrs = [];
       let roleAttr = null, tabindex = null, handler = false, ariaHidden = false, ariaDisabled = false,
         ariaModal = false, hasPopup = false, href = false, typeAttr = null;
-      for (const a of el.attributes) {
-        const name = a.name, value = a.value;
+      // (getAttributeNames is several times faster than iterating
+      // el.attributes, which makes an Attr object per attribute)
+      for (const name of el.getAttributeNames()) {
+        let value = el.getAttribute(name);
+        if (value === null) value = attrValue(el, name); // a name getAttribute lowercases
         if (isPassword && name === "value") continue;
         attrs.push([name, value.length > attrCap ? value.slice(0, attrCap) : value]);
         switch (name) {
@@ -118,9 +186,12 @@
       const visible = rendered && cs.visibility === "visible" &&
         (typeof el.checkVisibility !== "function" || el.checkVisibility());
       const x = br.left + ox, y = br.top + oy;
-      const fixed = cs.position === "fixed";
+      // a fixed element escapes its ancestors' clips (only worth asking
+      // when there are any)
+      const fixed = (hard !== clip0 || soft !== clip0) && cs.position === "fixed";
       const myHard = fixed ? clip0 : hard, mySoft = fixed ? clip0 : soft;
-      const shown = br.width > 0 && br.height > 0 && clipRect(x, y, br.width, br.height, myHard)[2] > 0;
+      const shown = br.width > 0 && br.height > 0 &&
+        Math.min(x + br.width, myHard[2]) > Math.max(x, myHard[0]) && Math.min(y + br.height, myHard[3]) > Math.max(y, myHard[1]);
 
       // interactivity signals
       const sig = [];
@@ -129,11 +200,14 @@
       else if (tag === "details") { if (!el.querySelector(":scope > summary")) sig.push("tag"); }
       else if (FORM_TAGS.has(tag)) sig.push("tag");
       if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) sig.push("editable");
-      let role = "";
+      // role: the first known token of the role attribute, kept only
+      // when it is interactive
+      let role = "", known = "";
       if (roleAttr) {
         for (const tok of roleAttr.trim().toLowerCase().split(/\s+/)) {
-          if (ROLES.has(tok) || (tok === "gridcell" && el.tabIndex >= 0)) { role = tok; break; }
+          if (KNOWN.has(tok)) { known = tok; break; }
         }
+        if (ROLES.has(known) || (known === "gridcell" && el.tabIndex >= 0)) role = known;
       }
       if (role) sig.push("role");
       if (tabindex !== null && parseInt(tabindex, 10) >= 0) sig.push("tabindex");
@@ -166,9 +240,11 @@
       if (flags & SHADOW) n.sh = 1;
       if (display !== "contents" && !display.startsWith("inline")) n.b = 1;
       if (control) pendingLabels.push([n, control]);
-      elIndex.set(el, index);
+      if (LABELABLE.has(tag) || tag.includes("-")) elIndex.set(el, index);
       if ((tag === "dialog" && el.open && el.matches(":modal")) ||
-          ((role === "" && roleAttr && /(^|\s)(alert)?dialog(\s|$)/i.test(roleAttr)) && ariaModal)) n.m = 1;
+          ((known === "dialog" || known === "alertdialog") && ariaModal)) n.m = 1;
+      // the top layer's backdrops are hit but have no box of their own
+      if ((tag === "dialog" && el.open && el.matches(":modal")) || (el.popover && el.matches(":popover-open"))) hits.risky = true;
       // form state: the live values, not the attributes
       if (tag === "input" || tag === "textarea") {
         if (type === "checkbox" || type === "radio") n.c = el.checked ? 1 : 0;
@@ -187,21 +263,28 @@
       // and layout reads makes every later read slower.
       if (n.v && sig.length) {
         const cx = br.left + br.width / 2, cy = br.top + br.height / 2;
-        if (cx >= 0 && cy >= 0 && cx < fvw && cy < fvh) occlusion.push([doc, el, n, cx, cy]);
+        if (cx >= 0 && cy >= 0 && cx < fvw && cy < fvh) occlusion.push([hits, el, n, cx, cy, index]);
       }
       nodes.push(n);
 
       // what clips the children: this element's box when its overflow is
-      // not visible (the root and body scroll the page instead)
+      // not visible (the root and body scroll the page instead). Only
+      // elements that have children to clip are asked, with one read of
+      // the overflow shorthand ("x" or "x y").
       let kidHard = myHard, kidSoft = mySoft;
-      if (tag !== "html" && tag !== "body" && (CLIPS.has(cs.overflowX) || CLIPS.has(cs.overflowY))) {
-        const box = [Math.max(x, mySoft[0]), Math.max(y, mySoft[1]), Math.min(x + br.width, mySoft[2]), Math.min(y + br.height, mySoft[3])];
-        kidSoft = box;
-        if (!CLIPS.has(cs.overflowX) || !CLIPS.has(cs.overflowY) || cs.overflowX === "hidden" || cs.overflowX === "clip" ||
-            cs.overflowY === "hidden" || cs.overflowY === "clip") {
-          kidHard = [Math.max(x, myHard[0]), Math.max(y, myHard[1]), Math.min(x + br.width, myHard[2]), Math.min(y + br.height, myHard[3])];
-          if (cs.overflowX === "auto" || cs.overflowX === "scroll") { kidHard[0] = myHard[0]; kidHard[2] = myHard[2]; }
-          if (cs.overflowY === "auto" || cs.overflowY === "scroll") { kidHard[1] = myHard[1]; kidHard[3] = myHard[3]; }
+      const overflow = tag === "html" || tag === "body" ||
+        (el.firstChild === null && el.shadowRoot === null && tag !== "slot" && tag !== "iframe" && tag !== "frame") ? "visible" : cs.overflow;
+      if (overflow !== "visible") {
+        const sp = overflow.indexOf(" ");
+        const ovx = sp < 0 ? overflow : overflow.slice(0, sp), ovy = sp < 0 ? overflow : overflow.slice(sp + 1);
+        if (CLIPS.has(ovx) || CLIPS.has(ovy)) {
+          const box = [Math.max(x, mySoft[0]), Math.max(y, mySoft[1]), Math.min(x + br.width, mySoft[2]), Math.min(y + br.height, mySoft[3])];
+          kidSoft = box;
+          if (!CLIPS.has(ovx) || !CLIPS.has(ovy) || ovx === "hidden" || ovx === "clip" || ovy === "hidden" || ovy === "clip") {
+            kidHard = [Math.max(x, myHard[0]), Math.max(y, myHard[1]), Math.min(x + br.width, myHard[2]), Math.min(y + br.height, myHard[3])];
+            if (ovx === "auto" || ovx === "scroll") { kidHard[0] = myHard[0]; kidHard[2] = myHard[2]; }
+            if (ovy === "auto" || ovy === "scroll") { kidHard[1] = myHard[1]; kidHard[3] = myHard[3]; }
+          }
         }
       }
 
@@ -209,6 +292,7 @@
       let kidFlags = (rendered ? VISIBLE : 0) | (visible ? SEEN : 0) | (pointer ? POINTER : 0) | (aria ? ARIA : 0) | (inert ? INERT : 0) | (flags & SHADOW);
       let list = null;
       if (el.shadowRoot) {
+        hits.roots.push(el.shadowRoot);
         list = el.shadowRoot.childNodes;
         kidFlags |= SHADOW;
       } else if (tag === "slot") {
@@ -217,13 +301,20 @@
       } else if (tag === "iframe" || tag === "frame") {
         let fdoc = null;
         try { fdoc = el.contentDocument; } catch (e) { fdoc = null; }
-        if (fdoc && fdoc.documentElement && rendered) {
-          const fx = x + el.clientLeft, fy = y + el.clientTop;
-          const box = [Math.max(fx, kidHard[0]), Math.max(fy, kidHard[1]),
-            Math.min(fx + el.clientWidth, kidHard[2]), Math.min(fy + el.clientHeight, kidHard[3])];
-          walk(fdoc, index, frame + 1, fx, fy, el.clientWidth, el.clientHeight, box);
+        // the frame's viewport (content box) in page coordinates, and the
+        // part of it that ancestors which cannot scroll leave visible
+        const fx = x + el.clientLeft, fy = y + el.clientTop, fw = el.clientWidth, fh = el.clientHeight;
+        const box = [Math.max(fx, kidHard[0]), Math.max(fy, kidHard[1]), Math.min(fx + fw, kidHard[2]), Math.min(fy + fh, kidHard[3])];
+        if (fdoc && fdoc.documentElement) {
+          if (rendered) walk(fdoc, index, frame + 1, fx, fy, fw, fh, box, kidFlags & (ARIA | INERT));
         } else if (!fdoc) {
-          n.fx = 1; // cross-origin: captured through its own frame
+          // cross-origin: captured through its own frame and stitched in
+          fxEls.push(el);
+          n.fx = fxEls.length;
+          if (rendered) {
+            n.fb = [round(fx), round(fy), fw, fh];
+            n.fc = [round(box[0]), round(box[1]), round(Math.max(0, box[2] - box[0])), round(Math.max(0, box[3] - box[1]))];
+          }
         }
       } else {
         list = el.childNodes;
@@ -236,9 +327,48 @@
     }
   };
 
-  walk(document, -1, 0, sx, sy, vw, vh, NOCLIP);
+  walk(document, -1, 0, sx, sy, vw, vh, NOCLIP, 0);
+  globalThis.__actionspaceFrames = fxEls;
 
-  for (const [doc, el, n, cx, cy] of occlusion) {
+  // Occlusion. Hit testing costs time in proportion to the whole page, so
+  // it is skipped where it cannot find anything else: when no recorded box
+  // but the element's own, its ancestors' and its descendants' holds its
+  // centre (a hit on those counts as the element's). That needs every
+  // painted box recorded: not so after a truncated walk, under a modal's
+  // or popover's backdrop, beside fullscreen content, or when a style
+  // sheet positions ::before/::after boxes, which have no DOM node.
+  const risky = (h) => {
+    if (h.checked) return h.risky;
+    h.checked = true;
+    h.risky = h.risky || exactOcclusion || truncated || !!h.doc.fullscreenElement || pseudoBoxes(h.doc.styleSheets);
+    for (const root of h.roots) {
+      if (h.risky) break;
+      h.risky = pseudoBoxes(root.styleSheets) || pseudoBoxes(root.adoptedStyleSheets || []);
+    }
+    return h.risky;
+  };
+  // within reports whether node a is node i or one of its ancestors
+  // (parents have smaller indices than their children).
+  const within = (a, i) => {
+    while (i > a) i = nodes[i].p;
+    return i === a;
+  };
+  const alone = (h, index, cx, cy) => {
+    const b = h.boxes;
+    for (let k = 0; k < b.length; k += 5) {
+      if (b[k] <= cx && cx <= b[k + 2] && b[k + 1] <= cy && cy <= b[k + 3]) {
+        const owner = b[k + 4];
+        if (!within(owner, index) && !within(index, owner)) return false;
+      }
+    }
+    return true;
+  };
+  for (const [h, el, n, cx, cy, index] of occlusion) {
+    if (!risky(h) && alone(h, index, cx, cy)) {
+      n.o = 1;
+      continue;
+    }
+    const doc = h.doc;
     const hit = doc.elementFromPoint(cx, cy);
     // a hit inside a shadow root is reported as its host: compare against
     // the outermost host.
@@ -266,6 +396,7 @@
     dpr: window.devicePixelRatio,
     quirks: document.compatMode === "BackCompat",
     elements, texts, truncated,
+    frames: fxEls.length,
     time: Date.now(),
     ms: round(performance.now() - t0),
   };

@@ -264,6 +264,12 @@ func (t *Tree) Select(opts Options) *View {
 				flush()
 				v.Items = append(v.Items, Item{Node: i, Role: t.roles[i]})
 				names[i] = &strings.Builder{}
+			} else if owner[i] >= 0 && nd.Tag == "img" && nd.Visible {
+				// An image inside an action stands for its alt text: an
+				// icon-only link or button is named by it.
+				if alt, ok := nd.Attr("alt"); ok {
+					appendWords(names[owner[i]], alt)
+				}
 			}
 			continue
 		}

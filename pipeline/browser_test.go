@@ -412,11 +412,11 @@ func TestChromium_LoadSettlesLateDOM(t *testing.T) {
 		wantLength int // <li> elements in the HTML
 	}{
 		// One mutation 300ms after load: seen once the quiet window is
-		// longer than the gap.
-		{"one late mutation", "/late", 500 * time.Millisecond, 650 * time.Millisecond, 0},
-		// A mutation every 100ms: each restarts the default 200ms window,
+		// longer than the gap; the wait then ends a full window after it.
+		{"one late mutation", "/late", 500 * time.Millisecond, 500 * time.Millisecond, 0},
+		// A mutation every 100ms for 600ms: each restarts a 200ms window,
 		// so the capture waits for the last one.
-		{"steady mutations", "/ticking", DefaultSettleQuiet, 650 * time.Millisecond, 6},
+		{"steady mutations", "/ticking", 200 * time.Millisecond, 400 * time.Millisecond, 6},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -450,20 +450,22 @@ func TestChromium_LoadSettlesLateDOM(t *testing.T) {
 
 func TestChromium_LoadSettleCap(t *testing.T) {
 	cfg := testBrowserConfig()
-	cfg.SettleMax = 400 * time.Millisecond
+	cfg.SettleQuiet = 200 * time.Millisecond
+	cfg.SettleMax = 250 * time.Millisecond
 	b := mustLaunchChromium(t, cfg)
 	site := newTestSite(t)
 	page := mustNewPage(t, b)
 
-	// /ticking mutates for 600ms; the cap ends the wait at 400ms.
+	// /ticking mutates for 600ms, so its natural end is 800ms or more after
+	// load; the cap ends the wait at 250ms (allowing for a loaded machine).
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	ld, err := page.Load(ctx, site.URL+"/ticking")
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
-	if ld.Settle < 350*time.Millisecond || ld.Settle > 700*time.Millisecond {
-		t.Errorf("Settle = %v, want about the 400ms cap", ld.Settle)
+	if ld.Settle < 200*time.Millisecond || ld.Settle > 700*time.Millisecond {
+		t.Errorf("Settle = %v, want about the 250ms cap", ld.Settle)
 	}
 }
 

@@ -5,14 +5,37 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
 	"actionspace/dom"
 	"actionspace/metrics"
+	"actionspace/render"
 )
 
 // Mode names in the spaces table.
-const ModeFast = "fast"
+const (
+	ModeFast = "fast"
+	ModeDeep = "deep"
+)
+
+// ParseModes validates a comma list of modes.
+func ParseModes(list string) ([]string, error) {
+	var modes []string
+	seen := map[string]bool{}
+	for _, m := range strings.Split(list, ",") {
+		m = strings.TrimSpace(m)
+		if m != ModeFast && m != ModeDeep {
+			return nil, fmt.Errorf("unknown mode %q (want fast, deep)", m)
+		}
+		if !seen[m] {
+			seen[m] = true
+			modes = append(modes, m)
+		}
+	}
+	return modes, nil
+}
 
 // Config holds the settings of a crawl. The zero value is not usable; start
 // from DefaultConfig.
@@ -26,16 +49,39 @@ type Config struct {
 	Timeout time.Duration
 	// Retries is how many more attempts a transient failure gets.
 	Retries int
+	// Grace is how long the pages in flight may go on once the run's
+	// context is canceled (SIGINT, SIGTERM): no new URL starts, and those
+	// not finished by then get no row, so that a resume crawls them. Zero
+	// stops them at once.
+	Grace time.Duration
+	// RecyclePages is the number of URLs a worker loads in one page (and
+	// its browser context) before it closes it and opens a fresh one, which
+	// keeps Chromium's memory bounded. Zero means never.
+	RecyclePages int
+	// Output says how Crawl lays out and rotates its part files and
+	// whether it resumes.
+	Output OutputConfig
+	// Modes lists the renderings per page and expansion: ModeFast, ModeDeep
+	// or both; one spaces row each.
+	Modes []string
+	// Deep renders deep mode; required when Modes holds ModeDeep. Its nil
+	// Client means a dry run (the prompt is built and counted, no call).
+	Deep *render.Deep
 	// Expansions lists the viewport_expansion values rendered per page: one
-	// spaces row each.
+	// spaces row each (per mode).
 	Expansions []int
 	// Text is the context-text policy of the rendered spaces.
 	Text dom.TextPolicy
 	// Encodings are the tokenizers to count with.
 	Encodings []metrics.Encoding
 	// Browser configures the local Chromium and every page: viewport,
-	// capture script, settling.
+	// capture script, settling, screenshots.
 	Browser BrowserConfig
+	// Screenshots says what becomes of the viewport screenshots the
+	// browser takes (Browser.Screenshot, which must be set exactly when
+	// this is not ScreenshotsNone): ScreenshotsNone (or empty),
+	// ScreenshotsPlain or ScreenshotsLabeled.
+	Screenshots string
 	// Logger receives structured logs; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -43,13 +89,18 @@ type Config struct {
 // DefaultConfig returns the settings `crawl` starts from.
 func DefaultConfig() Config {
 	return Config{
-		Workers:    DefaultWorkers(),
-		Timeout:    DefaultTimeout,
-		Retries:    DefaultRetries,
-		Expansions: []int{0, 500, dom.WholePage},
-		Text:       dom.TextViewport,
-		Encodings:  []metrics.Encoding{metrics.CL100K, metrics.O200K},
-		Browser:    DefaultBrowserConfig(),
+		Workers:      DefaultWorkers(),
+		Timeout:      DefaultTimeout,
+		Retries:      DefaultRetries,
+		Grace:        DefaultGrace,
+		RecyclePages: DefaultRecyclePages,
+		Output:       DefaultOutputConfig(),
+		Modes:        []string{ModeFast},
+		Expansions:   []int{0, 500, dom.WholePage},
+		Text:         dom.TextViewport,
+		Encodings:    []metrics.Encoding{metrics.CL100K, metrics.O200K},
+		Browser:      DefaultBrowserConfig(),
+		Screenshots:  ScreenshotsNone,
 	}
 }
 
@@ -62,12 +113,32 @@ func (c Config) Validate() error {
 		return fmt.Errorf("timeout: %v, want > 0", c.Timeout)
 	case c.Retries < 0:
 		return fmt.Errorf("retries: %d, want >= 0", c.Retries)
+	case c.Grace < 0:
+		return fmt.Errorf("grace: %v, want >= 0", c.Grace)
+	case c.RecyclePages < 0:
+		return fmt.Errorf("recycle-pages: %d, want >= 0", c.RecyclePages)
+	case len(c.Modes) == 0:
+		return fmt.Errorf("mode: empty list")
 	case len(c.Expansions) == 0:
 		return fmt.Errorf("viewport-expansion: empty list")
 	case len(c.Encodings) == 0:
 		return fmt.Errorf("encodings: empty list")
 	}
+	if slices.Contains(c.Modes, ModeDeep) {
+		if c.Deep == nil {
+			return fmt.Errorf("mode: deep needs a deep renderer")
+		}
+		if err := c.Deep.Validate(); err != nil {
+			return err
+		}
+	}
 	if err := c.Browser.Validate(); err != nil {
+		return err
+	}
+	if err := c.validateScreenshots(); err != nil {
+		return err
+	}
+	if err := c.Output.Validate(); err != nil {
 		return err
 	}
 	seen := make(map[int]bool)

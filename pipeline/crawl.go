@@ -7,75 +7,180 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime/debug"
+	"strings"
+	"time"
 
 	"actionspace/dataset"
 )
 
-// Dataset file names inside a crawl's output directory.
-const (
-	PagesFile  = "pages.parquet"
-	SpacesFile = "spaces.parquet"
-)
-
-// pagesRowGroup is smaller than the default: a pages row holds the raw HTML
-// and the capture, tens of kilobytes each.
-const pagesRowGroup = 64
-
-// Crawl runs a whole crawl into outDir: it launches Chromium, crawls the
-// targets and streams the rows into outDir/pages.parquet and
-// outDir/spaces.parquet. onResult, if set, sees every result after it was
-// written (for progress). The files are closed properly even when ctx is
-// canceled; then the error is ctx's.
+// Crawl runs a whole crawl into the dataset directory outDir (see
+// [PagesDir] for the layout): it launches Chromium (or connects to the
+// browser servers of cfg.Browser.Endpoints, see [Remote]), crawls the
+// targets and streams the rows into rotating part files. A browser that
+// dies is relaunched (a lost endpoint reconnected) and the crawl goes on. With cfg.Output.Resume it first skips
+// the targets the directory's complete parts already hold, and does not
+// launch a browser at all when none is left. onResult, if set, sees every
+// result after it was written (for progress).
+//
+// When ctx is canceled, the pages in flight get cfg.Grace, the open part is
+// closed properly, and the error is ctx's: everything emitted is in
+// complete parts, and a resume crawls the rest.
 func Crawl(ctx context.Context, cfg Config, targets []Target, outDir string, onResult func(Result)) (Stats, error) {
 	if err := cfg.Validate(); err != nil {
 		return Stats{}, err
 	}
-	browser, err := LaunchChromium(ctx, cfg.Browser)
+	out, err := prepareOutput(cfg, targets, outDir)
 	if err != nil {
 		return Stats{}, err
 	}
+	if len(out.todo) == 0 {
+		return out.stats, nil
+	}
+	browser, err := openBrowser(ctx, cfg)
+	if err != nil {
+		return out.stats, err
+	}
 	defer browser.Close()
-	return CrawlWith(ctx, cfg, browser, targets, outDir, onResult)
+	stats, err := out.crawl(ctx, cfg, browser, onResult)
+	stats.Relaunches = browser.Relaunches()
+	return stats, err
 }
 
-// CrawlWith is Crawl on a browser the caller owns.
+// CrawlWith is Crawl on a browser the caller owns; it is not relaunched.
 func CrawlWith(ctx context.Context, cfg Config, browser Browser, targets []Target, outDir string, onResult func(Result)) (Stats, error) {
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return Stats{}, fmt.Errorf("create output directory: %w", err)
+	if err := cfg.Validate(); err != nil {
+		return Stats{}, err
 	}
+	out, err := prepareOutput(cfg, targets, outDir)
+	if err != nil {
+		return Stats{}, err
+	}
+	if len(out.todo) == 0 {
+		return out.stats, nil
+	}
+	return out.crawl(ctx, cfg, browser, onResult)
+}
+
+// output is a dataset directory ready for a crawl: the targets left to do
+// and where the parts go on.
+type output struct {
+	dir      string
+	runID    string
+	nextPart int
+	todo     []Target
+	stats    Stats // Targets and Skipped filled in
+}
+
+// prepareOutput checks outDir and, for a resume, reads what it holds and
+// drops the targets already done.
+func prepareOutput(cfg Config, targets []Target, outDir string) (*output, error) {
+	log := cfg.logger()
+	out := &output{dir: outDir, runID: cfg.RunID, todo: targets, stats: Stats{RunID: cfg.RunID, Targets: len(targets)}}
+	if !cfg.Output.Resume {
+		n, err := countPartFiles(outDir, cfg.Output.Partition)
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			return nil, fmt.Errorf("output directory %s already holds a dataset (%d part files): resume it or choose another directory", outDir, n)
+		}
+		return out, nil
+	}
+	st, err := OpenDataset(outDir, cfg.Output.Partition, log)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case out.runID == "":
+		out.runID = st.RunID
+	case st.RunID != "" && st.RunID != out.runID:
+		return nil, fmt.Errorf("resume %s: the dataset is run %q, not %q", outDir, st.RunID, out.runID)
+	}
+	if err := checkResumable(st.Config, cfg.record()); err != nil {
+		return nil, err
+	}
+	out.stats.RunID = out.runID
+	out.nextPart = st.NextPart
+	out.todo = make([]Target, 0, len(targets))
+	for _, t := range targets {
+		if st.Done[t.PageID] {
+			out.stats.Skipped++
+			continue
+		}
+		out.todo = append(out.todo, t)
+	}
+	log.Info("resuming", "dir", outDir, "parts", st.Parts, "done", out.stats.Skipped, "left", len(out.todo), "removed", len(st.Removed))
+	return out, nil
+}
+
+// countPartFiles counts the part files, complete or temporary, that
+// partition of the dataset in dir holds.
+func countPartFiles(dir, partition string) (int, error) {
+	n := 0
+	pagesDir, spacesDir := partitionDirs(dir, partition)
+	for _, d := range []string{pagesDir, spacesDir} {
+		entries, err := os.ReadDir(d)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return 0, fmt.Errorf("output directory: %w", err)
+		}
+		for _, e := range entries {
+			if e.Type().IsRegular() && (strings.HasSuffix(e.Name(), PartExt) || strings.HasSuffix(e.Name(), PartExt+dataset.TempSuffix)) {
+				n++
+			}
+		}
+	}
+	return n, nil
+}
+
+// crawl runs the targets left into new parts.
+func (o *output) crawl(ctx context.Context, cfg Config, browser Browser, onResult func(Result)) (Stats, error) {
+	cfg.RunID = o.runID
 	meta := dataset.Metadata{
 		ToolVersion:    ToolVersion(),
 		BrowserVersion: browser.Version(),
 		RunID:          cfg.RunID,
 		Config:         cfg.record(),
 	}
-	pages, err := dataset.Create[dataset.PageRow](filepath.Join(outDir, PagesFile), meta, dataset.WriterConfig{RowGroupRows: pagesRowGroup})
+	sink, err := newPartSink(o.dir, o.nextPart, meta, cfg.Output)
 	if err != nil {
-		return Stats{}, err
+		return o.stats, err
 	}
-	spaces, err := dataset.Create[dataset.SpaceRow](filepath.Join(outDir, SpacesFile), meta, dataset.DefaultWriterConfig())
-	if err != nil {
-		_ = pages.Abort()
-		return Stats{}, err
-	}
-	stats, runErr := Run(ctx, cfg, browser, targets, func(res Result) error {
-		if err := pages.Write(res.Page); err != nil {
-			return err
-		}
-		for _, s := range res.Spaces {
-			if err := spaces.Write(s); err != nil {
-				return err
+	tickDone := make(chan struct{})
+	ticked := make(chan struct{})
+	if every := cfg.Output.PartInterval; every > 0 {
+		go func() {
+			defer close(ticked)
+			t := time.NewTicker(min(time.Second, max(every/2, time.Millisecond)))
+			defer t.Stop()
+			for {
+				select {
+				case now := <-t.C:
+					_ = sink.rotateIfDue(now) // a failure is sticky: the next write returns it
+				case <-tickDone:
+					return
+				}
 			}
+		}()
+	} else {
+		close(ticked)
+	}
+	stats, runErr := Run(ctx, cfg, browser, o.todo, func(res Result) error {
+		if err := sink.write(res); err != nil {
+			return err
 		}
 		if onResult != nil {
 			onResult(res)
 		}
 		return nil
 	})
-	closeErr := errors.Join(pages.Close(), spaces.Close())
+	close(tickDone)
+	<-ticked
+	closeErr := sink.close()
+	stats.Targets += o.stats.Targets - len(o.todo)
+	stats.Skipped = o.stats.Skipped
 	if runErr != nil {
 		return stats, runErr
 	}
@@ -103,12 +208,22 @@ func (c Config) record() string {
 		SettleMaxMS    int64    `json:"settle_max_ms"`
 		ScriptSHA256   string   `json:"capture_script_sha256"`
 		ScriptArg      any      `json:"capture_script_options"`
+		// Screenshots are recorded only when taken.
+		Screenshots       string `json:"screenshots,omitempty"`
+		ScreenshotFormat  string `json:"screenshot_format,omitempty"`
+		ScreenshotQuality int    `json:"screenshot_quality,omitempty"`
 	}{
 		Workers: c.Workers, TimeoutSeconds: c.Timeout.Seconds(), Retries: c.Retries,
 		Expansions: c.Expansions, Text: string(c.Text),
 		ViewportWidth: b.ViewportWidth, ViewportHeight: b.ViewportHeight,
 		SettleQuietMS: b.SettleQuiet.Milliseconds(), SettleMaxMS: b.SettleMax.Milliseconds(),
 		ScriptSHA256: hex.EncodeToString(sum[:]), ScriptArg: b.CaptureArg,
+	}
+	if screenshotsOn(c.Screenshots) {
+		rec.Screenshots, rec.ScreenshotFormat = c.Screenshots, b.Screenshot
+		if b.Screenshot == ScreenshotJPEG {
+			rec.ScreenshotQuality = b.ScreenshotQuality
+		}
 	}
 	for _, e := range c.Encodings {
 		rec.Encodings = append(rec.Encodings, string(e))

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"net"
 	"path/filepath"
 	"regexp"
@@ -89,6 +90,61 @@ func arrowValue(a arrow.Array, i int) any {
 	return fmt.Sprintf("%T", a)
 }
 
+// arrowTable reads every part of one table with arrowRows and returns all
+// rows, in part order, and the metadata of the first part. Every part must
+// carry the same schema version and run.
+func arrowTable(t *testing.T, files []string) ([]map[string]any, map[string]string) {
+	t.Helper()
+	var rows []map[string]any
+	var first map[string]string
+	for _, f := range files {
+		r, meta := arrowRows(t, f)
+		rows = append(rows, r...)
+		if first == nil {
+			first = meta
+		} else if meta[dataset.KeyRunID] != first[dataset.KeyRunID] || meta[dataset.KeySchemaVersion] != first[dataset.KeySchemaVersion] {
+			t.Errorf("%s: metadata %v differs from the first part's %v", f, meta, first)
+		}
+	}
+	return rows, first
+}
+
+// datasetFiles lists the parts of the dataset in dir and checks the layout:
+// only complete parts, paired by name, nothing else in dir.
+func datasetFiles(t *testing.T, dir string) (pages, spaces []string) {
+	t.Helper()
+	pages, spaces, err := DatasetFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pages) == 0 || len(pages) != len(spaces) {
+		t.Fatalf("%d pages parts and %d spaces parts, want the same number > 0", len(pages), len(spaces))
+	}
+	want := map[string]bool{}
+	for i := range pages {
+		rp, _ := filepath.Rel(dir, pages[i])
+		rs, _ := filepath.Rel(dir, spaces[i])
+		if filepath.Base(rp) != filepath.Base(rs) {
+			t.Errorf("part %d: %s and %s, want the same name", i, rp, rs)
+		}
+		want[rp], want[rs] = true, true
+	}
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		if !want[rel] {
+			t.Errorf("unexpected file in the dataset directory: %s", rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pages, spaces
+}
+
 // closedAddr returns a loopback address where nothing listens.
 func closedAddr(t *testing.T) string {
 	t.Helper()
@@ -124,6 +180,7 @@ func TestCrawl_Corpus(t *testing.T) {
 	cfg.Workers = 2
 	cfg.Timeout = 20 * time.Second
 	cfg.Expansions = []int{0, -1}
+	cfg.Output.PartPages = 4 // several parts, the last one partial
 	out := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -138,7 +195,8 @@ func TestCrawl_Corpus(t *testing.T) {
 		t.Errorf("ok=%d failed=%d, want %d and 3", stats.OK, stats.Failed, len(urls))
 	}
 
-	pages, meta := arrowRows(t, filepath.Join(out, PagesFile))
+	pageFiles, spaceFiles := datasetFiles(t, out)
+	pages, meta := arrowTable(t, pageFiles)
 	if len(pages) != len(urls)+3 {
 		t.Fatalf("pages rows = %d, want %d", len(pages), len(urls)+3)
 	}
@@ -172,7 +230,7 @@ func TestCrawl_Corpus(t *testing.T) {
 		}
 	}
 
-	spaces, _ := arrowRows(t, filepath.Join(out, SpacesFile))
+	spaces, _ := arrowTable(t, spaceFiles)
 	if got, want := len(spaces), 2*len(urls); got != want {
 		t.Fatalf("spaces rows = %d, want %d", got, want)
 	}

@@ -25,16 +25,29 @@ var oracleExpansions = []int{0, 200, 1000, dom.WholePage}
 // filter over the capture must give the same IDs on the same elements.
 func TestOfflineFilterMatchesBrowser(t *testing.T) {
 	requireChromium(t)
-	oracle, err := os.ReadFile("../dom/testdata/oracle.js")
-	if err != nil {
-		t.Fatal(err)
-	}
 	srv, err := corpora.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
+	compareWithOracle(t, corpora.DefaultURLs(srv.URL), nil)
+}
 
+// compareWithOracle loads each URL with the capture script and the oracle
+// evaluated one after the other in the same isolated world, and requires
+// the offline filter and the oracle to agree at every oracleExpansions
+// setting. check, when not nil, also sees each capture.
+//
+// The wrapped script returns {capture, oracle} rather than a capture
+// record, so the browser adapter leaves cross-origin frames unstitched:
+// the capture holds their iframes and none of their content, exactly as
+// much as the oracle, which cannot read a cross-origin document, sees.
+func compareWithOracle(t *testing.T, urls []string, check func(t *testing.T, url string, c *dom.Capture)) {
+	t.Helper()
+	oracle, err := os.ReadFile("../dom/testdata/oracle.js")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfg := DefaultBrowserConfig()
 	cfg.CaptureScript = "(arg) => JSON.stringify({capture: (" + dom.Script() + ")(arg.capture), oracle: JSON.parse((" + string(oracle) + ")(arg.expansions))})"
 	cfg.CaptureArg = map[string]any{"capture": dom.DefaultScriptOptions(), "expansions": oracleExpansions}
@@ -51,7 +64,7 @@ func TestOfflineFilterMatchesBrowser(t *testing.T) {
 	}
 	defer page.Close()
 
-	for _, u := range corpora.DefaultURLs(srv.URL) {
+	for _, u := range urls {
 		lctx, lcancel := context.WithTimeout(ctx, 30*time.Second)
 		load, err := page.Load(lctx, u)
 		lcancel()
@@ -68,6 +81,9 @@ func TestOfflineFilterMatchesBrowser(t *testing.T) {
 		c, err := dom.Parse([]byte(both.Capture))
 		if err != nil {
 			t.Fatalf("%s: %v", u, err)
+		}
+		if check != nil {
+			check(t, u, c)
 		}
 		tree := dom.NewTree(c)
 		for _, e := range oracleExpansions {

@@ -491,6 +491,15 @@ func (p *pwPage) load(ctx context.Context, rawURL string) (*Load, error) {
 		if err == nil {
 			break
 		}
+		if attempt > 1 && worldGone(err) && ctx.Err() == nil {
+			// It navigated again: a refresh or script redirect loop,
+			// which is a navigation failure like a redirect loop.
+			cause := err
+			if pe := (*PageError)(nil); errors.As(err, &pe) {
+				cause = pe.Err
+			}
+			return ld, &PageError{Kind: KindNavigate, URL: rawURL, Err: fmt.Errorf("page kept navigating during capture: %w", cause)}
+		}
 		if attempt > 1 || !worldGone(err) || ctx.Err() != nil {
 			return ld, err
 		}
@@ -503,6 +512,8 @@ func (p *pwPage) load(ctx context.Context, rawURL string) (*Load, error) {
 			return ld, p.fail(ctx, rawURL, "navigate", KindNavigate, err)
 		}
 	}
+
+	p.screenshot(ctx, tab, rawURL, ld)
 
 	p.stage.Store("content")
 	start = time.Now()
@@ -581,6 +592,10 @@ func (p *pwPage) settleAndCapture(ctx context.Context, tab *pwTab, rawURL string
 		return &PageError{Kind: KindCapture, URL: rawURL, Err: fmt.Errorf("capture: script returned %T, want a JSON string", res)}
 	}
 	ld.Capture = []byte(s)
+	// Cross-origin frames: captured through their own frames, stitched in.
+	start = time.Now()
+	ld.Capture = p.stitchFrames(ctx, tab, world, rawURL, ld.Capture)
+	ld.CaptureTime += time.Since(start)
 	return nil
 }
 
@@ -597,24 +612,17 @@ func (t *pwTab) isolatedWorld() (float64, error) {
 	if !ok {
 		return 0, errors.New("Page.getFrameTree: no main frame id")
 	}
-	res, err = t.cdp.Send("Page.createIsolatedWorld", map[string]any{
-		"frameId":             frameID,
-		"worldName":           isolatedWorld,
-		"grantUniveralAccess": true, // sic: the protocol's spelling
-	})
-	if err != nil {
-		return 0, err
-	}
-	id, ok := dig(res, "executionContextId").(float64)
-	if !ok {
-		return 0, errors.New("Page.createIsolatedWorld: no execution context id")
-	}
-	return id, nil
+	return createIsolatedWorld(t.cdp, frameID)
 }
 
 // evaluate runs expr in the execution context world, awaits a returned
 // promise and returns its value. timeoutMS > 0 bounds the script's run.
 func (t *pwTab) evaluate(world float64, expr string, timeoutMS float64) (any, error) {
+	return evaluateIn(t.cdp, world, expr, timeoutMS)
+}
+
+// evaluateIn is evaluate through any CDP session, such as a frame's.
+func evaluateIn(cdp playwright.CDPSession, world float64, expr string, timeoutMS float64) (any, error) {
 	params := map[string]any{
 		"expression":    expr,
 		"contextId":     world,
@@ -624,7 +632,7 @@ func (t *pwTab) evaluate(world float64, expr string, timeoutMS float64) (any, er
 	if timeoutMS > 0 {
 		params["timeout"] = timeoutMS
 	}
-	res, err := t.cdp.Send("Runtime.evaluate", params)
+	res, err := cdp.Send("Runtime.evaluate", params)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
-	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -18,6 +17,26 @@ import (
 const (
 	DefaultTimeout = 30 * time.Second
 	DefaultRetries = 1
+	// DefaultGrace is how long pages in flight may finish after an
+	// interrupt.
+	DefaultGrace = 10 * time.Second
+	// DefaultRecyclePages is how many URLs a worker loads in one page and
+	// browser context before it replaces them.
+	DefaultRecyclePages = 50
+)
+
+// Bounds the pool puts on a browser that stops answering. The adapter is
+// meant to return within about a second of its deadlines; these catch the
+// case where it does not, so that no worker hangs.
+const (
+	// watchdogSlack is how long past an attempt's deadline the pool waits
+	// for Page.Load before it abandons the page and records a timeout.
+	watchdogSlack = 5 * time.Second
+	// closeWait is how long the pool waits for Page.Close.
+	closeWait = 5 * time.Second
+	// retryBackoff is the pause before the second attempt at a URL; later
+	// attempts wait a multiple of it.
+	retryBackoff = 250 * time.Millisecond
 )
 
 // DefaultWorkers is one worker per core, at least 2: a worker spends most
@@ -42,20 +61,36 @@ type Result struct {
 	Spaces []dataset.SpaceRow
 }
 
-// Stats counts what a run did.
+// Stats counts what a run did. Targets = OK + Failed + Unfinished (+
+// Skipped, for a resumed crawl).
 type Stats struct {
+	// RunID is the run the rows belong to (for a resume, the dataset's).
+	RunID   string
 	Targets int
 	OK      int
 	Failed  int
+	// Retried counts the targets that needed more than one attempt.
 	Retried int
-	Elapsed time.Duration
+	// Unfinished counts the targets that got no row because the run
+	// stopped first; a resume crawls them.
+	Unfinished int
+	// Skipped counts the targets a resumed crawl found already done.
+	Skipped int
+	// Relaunches counts the times the browser died and was started again.
+	Relaunches int
+	Elapsed    time.Duration
 }
 
-// Run crawls every target and calls emit once per target, from the calling
-// goroutine only, so emit needs no locks. It blocks until every target has
-// been emitted or ctx is done. It returns an error only when the run cannot
-// go on: the browser fails to give pages, or emit fails. A canceled run
-// emits the targets it finished and returns ctx's error.
+// Run crawls every target and calls emit once per finished target, from
+// the calling goroutine only, so emit needs no locks. It blocks until every
+// target has been emitted or the run stops.
+//
+// When ctx is canceled no new target starts; the targets in flight get
+// cfg.Grace to finish, and those that do not are not emitted (their rows
+// would only say "canceled"; a resume crawls them instead). Run then
+// returns ctx's error, unless every target was emitted after all. It
+// returns another error only when the run cannot go on: the browser cannot
+// give pages any more, or emit fails.
 func Run(ctx context.Context, cfg Config, browser Browser, targets []Target, emit func(Result) error) (Stats, error) {
 	if err := cfg.Validate(); err != nil {
 		return Stats{}, err
@@ -66,71 +101,112 @@ func Run(ctx context.Context, cfg Config, browser Browser, targets []Target, emi
 		return Stats{}, err
 	}
 	start := time.Now()
-	stats := Stats{Targets: len(targets)}
+	stats := Stats{RunID: cfg.RunID, Targets: len(targets)}
+
+	// feed stops taking targets; hard ends the pages in flight. An
+	// interrupt cancels feed at once and hard after the grace period; a
+	// fatal error cancels both.
+	feed, stopFeed := context.WithCancelCause(ctx)
+	defer stopFeed(nil)
+	hard, stopHard := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer stopHard(nil)
+	runDone := make(chan struct{})
+	defer close(runDone)
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-runDone:
+			return
+		}
+		log.Warn("run interrupted: no new URLs; waiting for the pages in flight", "grace", cfg.Grace)
+		t := time.NewTimer(cfg.Grace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			stopHard(fmt.Errorf("grace period of %v over: %w", cfg.Grace, context.Cause(ctx)))
+		case <-runDone:
+		}
+	}()
+	fatal := func(err error) {
+		stopFeed(err)
+		stopHard(err)
+	}
 
 	work := make(chan Target)
 	results := make(chan Result, cfg.Workers)
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(cfg.Workers + 1)
+	var g errgroup.Group
+	g.SetLimit(cfg.Workers + 1) // the feeder and the workers
 	g.Go(func() error {
 		defer close(work)
 		for _, t := range targets {
+			if feed.Err() != nil {
+				return nil
+			}
 			select {
 			case work <- t:
-			case <-gctx.Done():
+			case <-feed.Done():
 				return nil
 			}
 		}
 		return nil
 	})
-	var retried sync.Map
-	var wg sync.WaitGroup
 	for w := range cfg.Workers {
-		wg.Add(1)
 		g.Go(func() error {
-			defer wg.Done()
 			wk := &worker{id: w, cfg: cfg, browser: browser, proc: proc, log: log.With(logWorker, w)}
 			defer wk.close()
 			for t := range work {
-				res, retries, err := wk.handle(gctx, t)
+				if feed.Err() != nil {
+					continue // stopping: leave it to a resume
+				}
+				res, done, err := wk.handle(hard, t)
 				if err != nil {
+					fatal(err)
 					return err
 				}
-				if retries > 0 {
-					retried.Store(t.PageID, retries)
-				}
-				select {
-				case results <- res:
-				case <-gctx.Done():
-					return nil
+				if done {
+					results <- res
 				}
 			}
 			return nil
 		})
 	}
-	go func() { wg.Wait(); close(results) }()
+	waited := make(chan error, 1)
+	go func() {
+		waited <- g.Wait()
+		close(results)
+	}()
 
 	var emitErr error
+	emitted := 0
 	for res := range results {
 		if emitErr != nil {
-			continue // drain so workers can exit
+			continue // drain so that workers can exit
 		}
+		if err := emit(res); err != nil {
+			emitErr = fmt.Errorf("emit %s: %w", res.Page.URL, err)
+			fatal(emitErr)
+			continue
+		}
+		emitted++
 		if res.Page.Status == dataset.StatusOK {
 			stats.OK++
 		} else {
 			stats.Failed++
 		}
-		if err := emit(res); err != nil {
-			emitErr = fmt.Errorf("emit %s: %w", res.Page.URL, err)
+		if res.Page.Attempts > 1 {
+			stats.Retried++
 		}
 	}
-	retried.Range(func(_, _ any) bool { stats.Retried++; return true })
+	stats.Unfinished = len(targets) - emitted
 	stats.Elapsed = time.Since(start)
-	if err := g.Wait(); err != nil {
+	if err := <-waited; err != nil {
 		return stats, err
 	}
 	if emitErr != nil {
 		return stats, emitErr
+	}
+	if stats.Unfinished == 0 {
+		return stats, nil // interrupted too late to leave anything out
 	}
 	return stats, ctx.Err()
 }
@@ -143,20 +219,35 @@ type worker struct {
 	proc    *processor
 	log     *slog.Logger
 	page    Page
+	loads   int // URLs loaded in page
 }
 
+// close closes the worker's page, waiting at most closeWait: the page of a
+// dead browser may never answer.
 func (w *worker) close() {
-	if w.page != nil {
-		_ = w.page.Close()
-		w.page = nil
+	if w.page == nil {
+		return
+	}
+	p := w.page
+	w.page, w.loads = nil, 0
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = p.Close()
+	}()
+	select {
+	case <-done:
+	case <-time.After(closeWait):
+		w.log.Warn("page did not close in time; abandoned", "wait", closeWait)
 	}
 }
 
-// handle crawls one target with its retries and always returns its result,
-// unless the browser can no longer give pages.
-func (w *worker) handle(ctx context.Context, t Target) (Result, int, error) {
+// handle crawls one target with its retries. It returns the target's
+// result with done true; done false when ctx ended the attempt (the run is
+// stopping); an error only when the browser can no longer give pages.
+func (w *worker) handle(ctx context.Context, t Target) (Result, bool, error) {
 	if t.Err != nil {
-		return w.proc.failed(t, nil, t.Err, 0, time.Now()), 0, nil
+		return w.proc.failed(t, nil, t.Err, 0, time.Now()), true, nil
 	}
 	log := w.log.With(logPageID, t.PageID, logURL, t.URL)
 	var (
@@ -166,30 +257,36 @@ func (w *worker) handle(ctx context.Context, t Target) (Result, int, error) {
 	)
 	started := time.Now()
 	for attempts = 1; ; attempts++ {
+		if attempts > 1 {
+			select {
+			case <-time.After(time.Duration(attempts-1) * retryBackoff):
+			case <-ctx.Done():
+				return Result{}, false, nil
+			}
+		}
 		if w.page == nil {
 			w.page, err = w.browser.NewPage(ctx)
 			if err != nil {
+				w.page = nil
 				if ctx.Err() != nil {
-					err = &PageError{Kind: KindCanceled, URL: t.URL, Err: ctx.Err()}
-					break
+					return Result{}, false, nil
 				}
-				return Result{}, 0, fmt.Errorf("new page for %s: %w", t.URL, err)
+				return Result{}, false, fmt.Errorf("new page for %s: %w", t.URL, err)
 			}
 		}
-		actx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
-		load, err = w.page.Load(actx, t.URL)
-		cancel()
+		load, err = w.load(ctx, t.URL)
+		w.loads++
 		if err == nil {
 			break
+		}
+		if ctx.Err() != nil {
+			w.close()
+			return Result{}, false, nil
 		}
 		var pe *PageError
 		if !errors.As(err, &pe) {
 			pe = &PageError{Kind: KindCapture, URL: t.URL, Err: err}
 			err = pe
-		}
-		if ctx.Err() != nil {
-			err = &PageError{Kind: KindCanceled, URL: t.URL, Err: ctx.Err()}
-			break
 		}
 		if pe.Kind == KindBrowser || pe.Kind == KindTimeout {
 			// a crashed or stuck page is not reused
@@ -200,11 +297,49 @@ func (w *worker) handle(ctx context.Context, t Target) (Result, int, error) {
 		}
 		log.Debug("retrying", logErrorKind, pe.Kind, logError, err, logAttempt, attempts)
 	}
+	if w.cfg.RecyclePages > 0 && w.loads >= w.cfg.RecyclePages {
+		w.close()
+	}
 	if err != nil {
 		log.Info("page failed", logErrorKind, ErrorKindOf(err), logError, err)
-		return w.proc.failed(t, load, err, attempts, started), attempts - 1, nil
+		return w.proc.failed(t, load, err, attempts, started), true, nil
 	}
-	res := w.proc.succeeded(t, load, attempts, started)
+	res := w.proc.succeeded(ctx, t, load, attempts, started)
 	log.Debug("page done", logStatus, res.Page.Status, logSpaces, len(res.Spaces))
-	return res, attempts - 1, nil
+	return res, true, nil
+}
+
+// load runs one attempt with its timeout. Should the page not return in
+// time (it is meant to), the attempt is a timeout and the page is
+// abandoned, so that the worker moves on.
+func (w *worker) load(ctx context.Context, url string) (*Load, error) {
+	actx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
+	defer cancel()
+	type outcome struct {
+		ld  *Load
+		err error
+	}
+	done := make(chan outcome, 1)
+	page := w.page
+	go func() {
+		ld, err := page.Load(actx, url)
+		done <- outcome{ld, err}
+	}()
+	watchdog := time.NewTimer(w.cfg.Timeout + watchdogSlack)
+	defer watchdog.Stop()
+	select {
+	case o := <-done:
+		return o.ld, o.err
+	case <-watchdog.C:
+	}
+	w.log.Warn("page did not return after its deadline; abandoned", logURL, url, "slack", watchdogSlack)
+	w.page, w.loads = nil, 0
+	go func() {
+		<-done
+		_ = page.Close()
+	}()
+	if ctx.Err() != nil {
+		return nil, &PageError{Kind: KindCanceled, URL: url, Err: ctx.Err()}
+	}
+	return nil, &PageError{Kind: KindTimeout, URL: url, Err: fmt.Errorf("page did not return %v after its deadline: %w", watchdogSlack, context.DeadlineExceeded)}
 }

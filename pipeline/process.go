@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -53,6 +54,7 @@ func (p *processor) base(t Target, load *Load, attempts int, started time.Time) 
 		row.SettleMS = optMS(load.Settle)
 		row.CaptureMS = optMS(load.CaptureTime)
 		row.ContentMS = optMS(load.Content)
+		row.ScreenshotMS = optMS(load.ScreenshotTime)
 	}
 	return row
 }
@@ -68,7 +70,7 @@ func (p *processor) failed(t Target, load *Load, err error, attempts int, starte
 
 // succeeded renders every expansion of a loaded page. A capture that does
 // not decode makes the page an error row.
-func (p *processor) succeeded(t Target, load *Load, attempts int, started time.Time) Result {
+func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempts int, started time.Time) Result {
 	procStart := time.Now()
 	capture, err := dom.Parse(load.Capture)
 	if err != nil {
@@ -112,36 +114,97 @@ func (p *processor) succeeded(t Target, load *Load, attempts int, started time.T
 	htmlTokens := p.count(load.HTML)
 	row.HTMLTokensCL100K, row.HTMLTokensO200K = htmlTokens[metrics.CL100K], htmlTokens[metrics.O200K]
 
-	spaces := make([]dataset.SpaceRow, 0, len(p.cfg.Expansions))
-	for _, e := range p.cfg.Expansions {
-		spaces = append(spaces, p.space(t, tree, dom.Options{Expansion: e, Text: p.cfg.Text}, htmlTokens))
+	spaces := make([]dataset.SpaceRow, 0, len(p.cfg.Expansions)*len(p.cfg.Modes))
+	var labels []render.Action // the first expansion's actions, for a labeled screenshot
+	for i, e := range p.cfg.Expansions {
+		view := tree.Select(dom.Options{Expansion: e, Text: p.cfg.Text})
+		if i == 0 && p.cfg.Screenshots == ScreenshotsLabeled && len(load.Screenshot) > 0 {
+			labels = render.Fast(view).Actions
+		}
+		for _, mode := range p.cfg.Modes {
+			if mode == ModeDeep {
+				spaces = append(spaces, p.deepSpace(ctx, t, view, htmlTokens))
+			} else {
+				spaces = append(spaces, p.space(t, view, htmlTokens))
+			}
+		}
 	}
+	p.screenshotColumns(&row, load, pg, labels)
 	row.ProcessMS = ptr(ms(time.Since(procStart)))
 	row.TotalMS = ms(time.Since(started))
 	return Result{Page: row, Spaces: spaces}
 }
 
-// space renders one setting in fast mode and measures it.
-func (p *processor) space(t Target, tree *dom.Tree, opts dom.Options, htmlTokens map[metrics.Encoding]*int64) dataset.SpaceRow {
+// space renders one view in fast mode and measures it.
+func (p *processor) space(t Target, view *dom.View, htmlTokens map[metrics.Encoding]*int64) dataset.SpaceRow {
 	start := time.Now()
-	sp := render.Fast(tree.Select(opts))
+	sp := render.Fast(view)
 	renderMS := ms(time.Since(start))
-
-	start = time.Now()
-	tokens := p.count(sp.ActionSpace)
-	ptokens := p.count(sp.Perception)
-	tokenizeMS := ms(time.Since(start))
-
 	row := SpaceRowOf(sp)
+	p.measure(&row, t, view, ModeFast, htmlTokens)
+	row.RenderMS = renderMS
+	return row
+}
+
+// deepSpace renders one view in deep mode. A deep failure does not fail
+// the page: the row keeps what was done and says why in llm_error.
+func (p *processor) deepSpace(ctx context.Context, t Target, view *dom.View, htmlTokens map[metrics.Encoding]*int64) dataset.SpaceRow {
+	start := time.Now()
+	ds, err := p.cfg.Deep.Render(ctx, view)
+	renderMS := ms(time.Since(start))
+	row := DeepSpaceRowOf(ds, err)
+	p.measure(&row, t, view, ModeDeep, htmlTokens)
+	row.RenderMS = renderMS
+	return row
+}
+
+// measure fills the identity of a spaces row and its token counts, sizes
+// and ratios.
+func (p *processor) measure(row *dataset.SpaceRow, t Target, view *dom.View, mode string, htmlTokens map[metrics.Encoding]*int64) {
+	start := time.Now()
+	tokens := p.count(row.ActionSpace)
+	ptokens := p.count(row.PerceptionText)
+	row.TokenizeMS = ms(time.Since(start))
 	row.RunID, row.PageID, row.URL = p.cfg.RunID, t.PageID, t.URL
-	row.Mode = ModeFast
-	row.ViewportExpansion = int64(opts.Expansion)
-	row.TextPolicy = string(opts.Text)
+	row.Mode = mode
+	row.ViewportExpansion = int64(view.Options.Expansion)
+	row.TextPolicy = string(view.Options.Text)
 	row.TokensCL100K, row.TokensO200K = tokens[metrics.CL100K], tokens[metrics.O200K]
 	row.PerceptionTokensCL100K, row.PerceptionTokensO200K = ptokens[metrics.CL100K], ptokens[metrics.O200K]
 	row.RatioCL100K = ratio(htmlTokens[metrics.CL100K], tokens[metrics.CL100K])
 	row.RatioO200K = ratio(htmlTokens[metrics.O200K], tokens[metrics.O200K])
-	row.RenderMS, row.TokenizeMS = renderMS, tokenizeMS
+}
+
+// DeepSpaceRowOf fills the columns of a deep spaces row that come from the
+// deep rendering: the agent-facing description as the action space, the
+// IDs and actions of the fast view it describes, and the LLM accounting.
+// Figures that were not measured stay null: a dry run (no endpoint) sets
+// llm_ran false and the local prompt tokens only.
+func DeepSpaceRowOf(ds render.DeepSpace, renderErr error) dataset.SpaceRow {
+	row := SpaceRowOf(ds.Fast)
+	row.ActionSpace = ds.Text
+	row.PerceptionText = ds.Perception
+	row.SpaceBytes = int64(len(ds.Text))
+	row.PerceptionBytes = int64(len(ds.Perception))
+	if ds.Model != "" {
+		row.LLMModel = ptr(ds.Model)
+	}
+	row.LLMRan = ptr(ds.LLMRan)
+	row.LLMCalls = ptr(int64(ds.Calls))
+	row.LLMRounds = ptr(int64(ds.Rounds))
+	row.PromptTokensAPI, row.CompletionTokensAPI = ds.PromptTokensAPI, ds.CompletionTokensAPI
+	row.PromptTokensLocal = ptr(ds.PromptTokensLocal)
+	row.CacheHits = ptr(int64(ds.CacheHits))
+	if ds.LLMRan || ds.Calls > 0 {
+		row.LLMMS = ptr(ms(ds.LLMTime))
+	}
+	if ds.LLMRan {
+		row.Coverage = ptr(ds.Coverage)
+		row.HallucinatedIDs = ptr(int64(ds.HallucinatedIDs))
+	}
+	if renderErr != nil {
+		row.LLMError = ptr(renderErr.Error())
+	}
 	return row
 }
 

@@ -2,10 +2,12 @@ package pipeline
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 )
 
 // defaultSchemes are the URL schemes crawled unless widened: a crawl must
@@ -15,14 +17,17 @@ var defaultSchemes = []string{"http", "https"}
 // DefaultSchemes returns the URL schemes a crawl accepts by default.
 func DefaultSchemes() []string { return append([]string(nil), defaultSchemes...) }
 
-// maxLine bounds one line of a URL list.
-const maxLine = 64 << 10
+// MaxURLLine bounds one line of a URL list: a longer line becomes an
+// invalid_url row that keeps its first MaxURLLine bytes.
+const MaxURLLine = 64 << 10
 
 // ReadTargets reads a URL list: one URL a line, blank lines and lines
-// starting with # ignored, surrounding space trimmed. A line that is not an
-// absolute URL with an allowed scheme becomes a target carrying an
-// invalid_url error (it still gets its row); a URL listed twice is kept
-// once. It fails only when the list cannot be read.
+// starting with # ignored, surrounding space (and a leading byte-order
+// mark) trimmed. A line that is not an absolute URL with an allowed scheme
+// — not a URL at all, too long, not UTF-8, with control characters, with
+// another scheme — becomes a target carrying an invalid_url error that
+// names its line number (it still gets its row). A URL listed twice is kept
+// once, at its first line. It fails only when the list cannot be read.
 func ReadTargets(r io.Reader, schemes []string) ([]Target, error) {
 	allowed := make(map[string]bool, len(schemes))
 	for _, s := range schemes {
@@ -30,29 +35,55 @@ func ReadTargets(r io.Reader, schemes []string) ([]Target, error) {
 	}
 	var targets []Target
 	seen := make(map[string]bool)
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), maxLine)
-	line := 0
-	for sc.Scan() {
-		line++
-		raw := strings.TrimSpace(sc.Text())
-		if raw == "" || strings.HasPrefix(raw, "#") {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for line := 1; ; line++ {
+		raw, tooLong, err := readLine(br)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return targets, fmt.Errorf("read URL list at line %d: %w", line, err)
+		}
+		if errors.Is(err, io.EOF) && raw == "" && !tooLong {
+			return targets, nil
+		}
+		if line == 1 {
+			raw = strings.TrimPrefix(raw, "\ufeff")
+		}
+		raw = strings.TrimSpace(raw)
+		if raw != "" && !strings.HasPrefix(raw, "#") && !seen[raw] {
+			seen[raw] = true
+			t := Target{PageID: PageID(raw), URL: raw, Line: line}
+			cerr := checkURL(raw, allowed)
+			if tooLong {
+				cerr = fmt.Errorf("line longer than %d bytes", MaxURLLine)
+			}
+			if cerr != nil {
+				// The row keeps the line as valid UTF-8 text.
+				t.URL = strings.ToValidUTF8(raw, "\uFFFD")
+				t.Err = &PageError{Kind: KindInvalidURL, URL: t.URL, Err: fmt.Errorf("line %d: %w", line, cerr)}
+			}
+			targets = append(targets, t)
+		}
+		if errors.Is(err, io.EOF) {
+			return targets, nil
+		}
+	}
+}
+
+// readLine reads one line without its end of line. A line longer than
+// MaxURLLine is cut there, the rest of it skipped, and tooLong set.
+func readLine(br *bufio.Reader) (line string, tooLong bool, err error) {
+	var b []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(b)+len(chunk) > MaxURLLine {
+			tooLong = true
+			chunk = chunk[:max(0, MaxURLLine-len(b))]
+		}
+		b = append(b, chunk...)
+		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		if seen[raw] {
-			continue
-		}
-		seen[raw] = true
-		t := Target{PageID: PageID(raw), URL: raw, Line: line}
-		if err := checkURL(raw, allowed); err != nil {
-			t.Err = &PageError{Kind: KindInvalidURL, URL: raw, Err: fmt.Errorf("line %d: %w", line, err)}
-		}
-		targets = append(targets, t)
+		return strings.TrimRight(string(b), "\r\n"), tooLong, err
 	}
-	if err := sc.Err(); err != nil {
-		return targets, fmt.Errorf("read URL list at line %d: %w", line+1, err)
-	}
-	return targets, nil
 }
 
 // TargetsFromURLs makes targets from URLs known to be well formed.
@@ -65,6 +96,12 @@ func TargetsFromURLs(urls []string) []Target {
 }
 
 func checkURL(raw string, allowed map[string]bool) error {
+	if !utf8.ValidString(raw) {
+		return errors.New("not UTF-8")
+	}
+	if strings.ContainsFunc(raw, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return errors.New("control character in URL")
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return fmt.Errorf("not a URL: %w", err)
@@ -73,7 +110,7 @@ func checkURL(raw string, allowed map[string]bool) error {
 		return fmt.Errorf("not an absolute URL: %q", raw)
 	}
 	if !allowed[strings.ToLower(u.Scheme)] {
-		return fmt.Errorf("scheme %q not allowed", u.Scheme)
+		return fmt.Errorf("scheme %q not allowed (see --allow-scheme)", u.Scheme)
 	}
 	if (u.Scheme == "http" || u.Scheme == "https") && u.Host == "" {
 		return fmt.Errorf("no host in %q", raw)

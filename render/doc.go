@@ -4,4 +4,11 @@
 // document order, wrapped in the perception text (page metadata, the
 // pixels above/below markers, start and end markers). It is pure and
 // deterministic, so a stored capture re-renders byte for byte.
+//
+// Deep mode ([Deep]) asks a chat model, through any OpenAI-compatible
+// endpoint ([ChatClient], [OpenAIClient]), to summarise the page and
+// describe and categorise every ID of the same view, in coverage rounds,
+// with an on-disk reply cache ([Cache]) and exact accounting of calls and
+// tokens ([DeepSpace]). Without a client it is a dry run that builds and
+// counts the first prompt and invents nothing.
 package render

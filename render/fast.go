@@ -1,6 +1,7 @@
 package render
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -107,9 +108,10 @@ func writeElement(b *strings.Builder, nd *dom.Node, text string) {
 	}
 	b.WriteByte('>')
 	if nd.Tag == "select" {
-		text = selectText(nd)
+		b.WriteString(selectText(nd)) // capped on its own, keeping the count
+	} else {
+		b.WriteString(truncate(text, MaxText))
 	}
-	b.WriteString(truncate(text, MaxText))
 	b.WriteString("</")
 	b.WriteString(nd.Tag)
 	b.WriteByte('>')
@@ -149,7 +151,8 @@ func attrValue(nd *dom.Node, name string) (string, bool) {
 	return v, ok
 }
 
-// selectText lists a select box's options, capped, with a count.
+// selectText lists a select box's options: the first MaxOptions, cut to
+// MaxText characters, then the option count when not all of them show.
 func selectText(nd *dom.Node) string {
 	var b strings.Builder
 	for i, o := range nd.Options {
@@ -161,10 +164,12 @@ func selectText(nd *dom.Node) string {
 		}
 		b.WriteString(o)
 	}
-	if nd.OptionCount > MaxOptions {
-		b.WriteString(" | … (" + strconv.Itoa(nd.OptionCount) + " options)")
+	whole := truncate(b.String(), math.MaxInt32) // whitespace collapsed
+	list := truncate(whole, MaxText)
+	if nd.OptionCount > MaxOptions || list != whole {
+		list += " | … (" + strconv.Itoa(nd.OptionCount) + " options)"
 	}
-	return b.String()
+	return list
 }
 
 func kindOf(nd *dom.Node, id string) string {

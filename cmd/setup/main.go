@@ -66,8 +66,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	nodeLink := filepath.Join(dir, nodeName())
 
-	if version, err := driverVersion(ctx, dir); err == nil && strings.Contains(version, driver.Version) && linksTo(nodeLink, node) {
-		fmt.Fprintf(stdout, "playwright driver %s already installed in %s (node %s)\n", driver.Version, dir, node)
+	if version, err := driverVersion(ctx, dir); err == nil && strings.Contains(version, driver.Version) && ownNode(nodeLink, node) {
+		fmt.Fprintf(stdout, "playwright driver %s already installed in %s\n", driver.Version, dir)
 		reportChromium(ctx, stdout)
 		return nil
 	}
@@ -172,6 +172,13 @@ func driverVersion(ctx context.Context, dir string) (string, error) {
 func linksTo(link, target string) bool {
 	got, err := os.Readlink(link)
 	return err == nil && got == target
+}
+
+// ownNode reports whether the driver has its node: a link to node, or a
+// binary the library downloaded itself.
+func ownNode(link, node string) bool {
+	info, err := os.Lstat(link)
+	return err == nil && (info.Mode().IsRegular() || linksTo(link, node))
 }
 
 // linkNode makes link a symbolic link to node. A regular file already there

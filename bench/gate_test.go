@@ -1,0 +1,161 @@
+package bench
+
+import (
+	"bytes"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseThresholds(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    []Threshold
+		wantErr string
+	}{
+		{"tokens=2%,render_ms=25%", []Threshold{{Metric: "tokens", Pct: 2}, {Metric: "render_ms", Pct: 25}}, ""},
+		{" tokens = 0% , ratio=5.5% ", []Threshold{{Metric: "tokens", Pct: 0}, {Metric: "ratio", Pct: 5.5}}, ""},
+		{"render_ms=25%+0.05", []Threshold{{Metric: "render_ms", Pct: 25, Abs: 0.05}}, ""},
+		{"perception_tokens=1%,prompt_tokens=3%", []Threshold{{Metric: "perception_tokens", Pct: 1}, {Metric: "prompt_tokens", Pct: 3}}, ""},
+		{"", nil, "empty"},
+		{"tokens", nil, "METRIC=PCT%"},
+		{"tokens=2", nil, "must end in %"},
+		{"tokens=x%", nil, "bad percentage"},
+		{"tokens=-1%", nil, "bad percentage"},
+		{"tokens=2%+x", nil, "bad absolute"},
+		{"speed=2%", nil, `unknown metric "speed"`},
+		{"tokens=2%,tokens=3%", nil, "given twice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParseThresholds(tt.in)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("ParseThresholds(%q) error = %v, want one containing %q", tt.in, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("ParseThresholds(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+			}
+			for _, th := range got { // String round-trips
+				again, err := ParseThresholds(th.String())
+				if err != nil || again[0] != th {
+					t.Errorf("ParseThresholds(%q) = %v, %v; want %v", th.String(), again, err, th)
+				}
+			}
+		})
+	}
+}
+
+// summaryOf builds a summary with one cell per entry.
+func summaryOf(cells ...CellSummary) *Summary {
+	s := &Summary{SchemaVersion: SchemaVersion, Config: RunConfig{Repeat: DefaultRepeat}}
+	for _, c := range cells {
+		if c.Pages == 0 {
+			c.Pages = 10
+		}
+		s.Cells = append(s.Cells, c)
+	}
+	return s
+}
+
+func cellWith(key string, tokens, renderMS, ratio float64) CellSummary {
+	c, _ := ParseCellKey(key)
+	return CellSummary{Cell: key, Mode: c.Mode, TokensCL100KMean: &tokens, TokensO200KMean: ptr(tokens * 0.99),
+		RenderMSMedian: &renderMS, RatioCL100KMedian: &ratio}
+}
+
+func TestCompare(t *testing.T) {
+	const key = "fast/E0/viewport"
+	base := summaryOf(cellWith(key, 100, 1.0, 40))
+	tests := []struct {
+		name       string
+		base       *Summary
+		run        *Summary
+		thresholds string
+		wantFail   bool
+		wantRegr   []string // "cell metric" of the regressions
+	}{
+		{"identical", base, base, DefaultMaxRegress, false, nil},
+		{"tokens within 2%", base, summaryOf(cellWith(key, 101.9, 1.0, 40)), DefaultMaxRegress, false, nil},
+		{"tokens fewer", base, summaryOf(cellWith(key, 50, 1.0, 40)), DefaultMaxRegress, false, nil},
+		{"tokens up 3%", base, summaryOf(cellWith(key, 103, 1.0, 40)), DefaultMaxRegress, true,
+			[]string{key + " tokens[cl100k_base]", key + " tokens[o200k_base]"}},
+		{"render within 25%", base, summaryOf(cellWith(key, 100, 1.24, 40)), DefaultMaxRegress, false, nil},
+		{"render up 30%", base, summaryOf(cellWith(key, 100, 1.3, 40)), DefaultMaxRegress, true, []string{key + " render_ms"}},
+		{"render up 30% within slack", base, summaryOf(cellWith(key, 100, 1.3, 40)), "render_ms=25%+0.5", false, nil},
+		{"ratio down", base, summaryOf(cellWith(key, 100, 1.0, 30)), "ratio=10%", true, []string{key + " ratio[cl100k_base]"}},
+		{"ratio up", base, summaryOf(cellWith(key, 100, 1.0, 50)), "ratio=10%", false, nil},
+		{"from zero", summaryOf(cellWith(key, 0, 1.0, 40)), summaryOf(cellWith(key, 1, 1.0, 40)), "tokens=2%", true,
+			[]string{key + " tokens[cl100k_base]", key + " tokens[o200k_base]"}},
+		{"new errors", base, summaryOf(func() CellSummary { c := cellWith(key, 100, 1.0, 40); c.Errors = 1; return c }()), DefaultMaxRegress, true,
+			[]string{key + " errors"}},
+		{"no common cell", base, summaryOf(cellWith("fast/E0/all", 100, 1.0, 40)), DefaultMaxRegress, true, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			th, err := ParseThresholds(tt.thresholds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := Compare(tt.base, tt.run, th, "base")
+			var got []string
+			for _, c := range g.Regressions() {
+				got = append(got, c.Cell+" "+c.Metric)
+			}
+			if g.Failed() != tt.wantFail || !reflect.DeepEqual(got, tt.wantRegr) {
+				t.Errorf("Failed() = %v, regressions %v; want %v, %v", g.Failed(), got, tt.wantFail, tt.wantRegr)
+			}
+		})
+	}
+}
+
+func TestCompare_missingCells(t *testing.T) {
+	base := summaryOf(cellWith("fast/E0/viewport", 100, 1, 40), cellWith("fast/E500/viewport", 200, 1, 20))
+	run := summaryOf(cellWith("fast/E0/viewport", 100, 1, 40), cellWith("fast/E-1/viewport", 300, 1, 10))
+	th, _ := ParseThresholds(DefaultMaxRegress)
+	g := Compare(base, run, th, "base.json")
+	if !reflect.DeepEqual(g.MissingInRun, []string{"fast/E500/viewport"}) || !reflect.DeepEqual(g.NotInBaseline, []string{"fast/E-1/viewport"}) {
+		t.Errorf("missing %v, new %v", g.MissingInRun, g.NotInBaseline)
+	}
+	if g.Failed() {
+		t.Errorf("missing cells failed the gate: %+v", g)
+	}
+	var b bytes.Buffer
+	g.WriteText(&b)
+	for _, want := range []string{"not in this run: fast/E500/viewport", "not in the baseline: fast/E-1/viewport", "gate: PASS"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("WriteText output lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+func TestGate_WriteText(t *testing.T) {
+	th, _ := ParseThresholds(DefaultMaxRegress)
+	g := Compare(summaryOf(cellWith("fast/E0/all", 100, 1, 40)), summaryOf(cellWith("fast/E0/all", 150, 1, 40)), th, "results/baseline/summary.json")
+	var b bytes.Buffer
+	g.WriteText(&b)
+	out := b.String()
+	for _, want := range []string{"baseline results/baseline/summary.json", "REGRESSED fast/E0/all", "tokens[cl100k_base]", "100.0 -> 150.0 (+50.0% worse, limit +2%)", "gate: FAIL: 2 regressions in 1 of 1 compared cells"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestCheck_worse(t *testing.T) {
+	th := Threshold{Metric: MetricTokens, Pct: 2}
+	c := check("c", "m", ptr(0.0), ptr(0.0), th, false)
+	if len(c) != 1 || c[0].Worse != 0 || c[0].Regressed {
+		t.Errorf("0 -> 0: %+v", c)
+	}
+	c = check("c", "m", ptr(0.0), ptr(5.0), th, false)
+	if !math.IsInf(c[0].Worse, 1) || !c[0].Regressed {
+		t.Errorf("0 -> 5: %+v", c)
+	}
+	if c := check("c", "m", nil, ptr(5.0), th, false); c != nil {
+		t.Errorf("missing baseline value: %+v", c)
+	}
+}

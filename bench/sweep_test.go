@@ -1,0 +1,318 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"actionspace/dataset"
+	"actionspace/dom"
+	"actionspace/metrics"
+	"actionspace/pipeline"
+	"actionspace/render"
+)
+
+// wantCellColumns are the documented columns of cells.parquet, in order.
+var wantCellColumns = []string{
+	"run_id", "page_id", "url", "cell", "mode", "viewport_expansion", "text_policy", "error",
+	"action_count", "ids_L", "ids_B", "ids_I", "ids_F", "ids_O", "ids_M",
+	"space_bytes", "perception_bytes", "space_sha256", "perception_sha256",
+	"tokens_cl100k", "tokens_o200k", "perception_tokens_cl100k", "perception_tokens_o200k",
+	"html_bytes", "html_tokens_cl100k", "html_tokens_o200k", "ratio_cl100k", "ratio_o200k",
+	"render_ms", "render_runs", "tokenize_ms",
+	"llm_model", "llm_ran", "llm_calls", "llm_rounds", "prompt_tokens_api", "completion_tokens_api",
+	"prompt_tokens_local", "llm_ms", "coverage", "hallucinated_ids", "cache_hits",
+}
+
+// wantSummaryColumns are the documented columns of summary.parquet.
+var wantSummaryColumns = []string{
+	"cell", "mode", "viewport_expansion", "text_policy", "pages", "errors",
+	"tokens_cl100k_mean", "tokens_cl100k_median", "tokens_cl100k_p90", "tokens_cl100k_sum",
+	"tokens_o200k_mean", "tokens_o200k_median", "tokens_o200k_p90", "tokens_o200k_sum",
+	"perception_tokens_cl100k_mean", "perception_tokens_o200k_mean", "ids_mean", "ids_median",
+	"space_bytes_mean", "ratio_cl100k_median", "ratio_o200k_median",
+	"render_ms_median", "render_ms_p90", "tokenize_ms_median",
+	"llm_ran_pages", "llm_calls", "prompt_tokens_api", "completion_tokens_api", "prompt_tokens_local",
+	"prompt_tokens_local_mean", "llm_ms_median", "coverage_mean", "hallucinated_ids", "cache_hits", "costs",
+}
+
+// TestSweep_StoredCaptures sweeps a dataset made of the stored corpus
+// captures, plus a failed page and a corrupt capture, and reads every
+// output back: the files exist with the documented columns and the right
+// number of rows, every figure agrees with a direct render of the capture,
+// and the report names every cell.
+func TestSweep_StoredCaptures(t *testing.T) {
+	captures := storedCaptures(t)
+	dir := writeCaptureDataset(t, t.TempDir(), captures, datasetOptions{failed: true, corrupt: true})
+	out := t.TempDir()
+	cfg := testConfig("test-sweep")
+	res := mustSweep(t, cfg, dir, out)
+	cells := cfg.Cells()
+	pages := len(captures) + 1 // + the corrupt capture; the failed page is skipped
+
+	in := res.Summary.Input
+	if in.Rows != len(captures)+2 || in.Rendered != pages || in.Skipped != 1 || in.Failed != 1 || in.Files != 1 {
+		t.Errorf("input = %+v, want %d rows, %d rendered, 1 skipped, 1 failed, 1 file", in, len(captures)+2, pages)
+	}
+
+	names, rows := arrowTable(t, filepath.Join(out, CellsFile))
+	if !slices.Equal(names, wantCellColumns) {
+		t.Errorf("cells.parquet columns:\n got %v\nwant %v", names, wantCellColumns)
+	}
+	if got, want := len(rows), pages*len(cells); got != want {
+		t.Fatalf("cells.parquet rows = %d, want %d (pages) x %d (cells)", got, pages, len(cells))
+	}
+
+	// A direct render of every capture, to check the rows against.
+	counter, err := metrics.NewCounter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	trees := map[string]*dom.Tree{}
+	for _, p := range captures {
+		c, err := dom.Parse(readCapture(t, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		trees[c.Page.URL] = dom.NewTree(c)
+	}
+	errRows := 0
+	for i, r := range rows {
+		c := cells[i%len(cells)]
+		if r["cell"] != c.Key() || r["mode"] != c.Mode || r["viewport_expansion"] != int64(c.Expansion) || r["text_policy"] != string(c.Text) {
+			t.Fatalf("row %d: cell %v/%v/%v/%v, want %s in the cells' order", i, r["cell"], r["mode"], r["viewport_expansion"], r["text_policy"], c.Key())
+		}
+		if r["run_id"] != "test-sweep" || r["page_id"] != pipeline.PageID(r["url"].(string)) {
+			t.Errorf("row %d: run_id %v, page_id %v", i, r["run_id"], r["page_id"])
+		}
+		if r["llm_model"] != nil || r["llm_ran"] != nil || r["prompt_tokens_local"] != nil {
+			t.Errorf("row %d: deep columns set on a fast row", i)
+		}
+		if r["error"] != "" {
+			errRows++
+			if r["url"] != "http://corpus.test/corrupt.html" || r["tokens_cl100k"] != nil {
+				t.Errorf("row %d: unexpected error row %v", i, r)
+			}
+			continue
+		}
+		tree := trees[r["url"].(string)]
+		sp := render.Fast(tree.Select(dom.Options{Expansion: c.Expansion, Text: c.Text}))
+		for col, text := range map[string]string{"space_sha256": sp.ActionSpace, "perception_sha256": sp.Perception} {
+			if r[col] != hash(text) {
+				t.Errorf("%s %s: %s differs from a direct render", r["url"], c.Key(), col)
+			}
+		}
+		for col, want := range map[string]any{
+			"tokens_cl100k": count(t, counter, metrics.CL100K, sp.ActionSpace), "tokens_o200k": count(t, counter, metrics.O200K, sp.ActionSpace),
+			"perception_tokens_o200k": count(t, counter, metrics.O200K, sp.Perception),
+			"action_count":            int64(len(sp.Actions)), "space_bytes": int64(len(sp.ActionSpace)),
+			"render_runs": int64(cfg.Repeat),
+		} {
+			if r[col] != want {
+				t.Errorf("%s %s: %s = %v, want %v", r["url"], c.Key(), col, r[col], want)
+			}
+		}
+		ids := r["ids_L"].(int64) + r["ids_B"].(int64) + r["ids_I"].(int64) + r["ids_F"].(int64) + r["ids_O"].(int64) + r["ids_M"].(int64)
+		if ids != r["action_count"] {
+			t.Errorf("%s %s: ids add up to %d, action_count %v", r["url"], c.Key(), ids, r["action_count"])
+		}
+		if want := float64(r["html_tokens_cl100k"].(int64)) / float64(r["tokens_cl100k"].(int64)); r["ratio_cl100k"] != want {
+			t.Errorf("%s %s: ratio_cl100k = %v, want %v", r["url"], c.Key(), r["ratio_cl100k"], want)
+		}
+		if r["render_ms"].(float64) <= 0 {
+			t.Errorf("%s %s: render_ms = %v", r["url"], c.Key(), r["render_ms"])
+		}
+	}
+	if errRows != len(cells) {
+		t.Errorf("error rows = %d, want %d (the corrupt capture under every cell)", errRows, len(cells))
+	}
+
+	names, srows := arrowTable(t, filepath.Join(out, SummaryFile))
+	if !slices.Equal(names, wantSummaryColumns) {
+		t.Errorf("summary.parquet columns:\n got %v\nwant %v", names, wantSummaryColumns)
+	}
+	if len(srows) != len(cells) {
+		t.Fatalf("summary.parquet rows = %d, want %d", len(srows), len(cells))
+	}
+	sum, err := ReadSummary(filepath.Join(out, SummaryJSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cells {
+		s := sum.Cells[i]
+		if s.Cell != c.Key() || srows[i]["cell"] != c.Key() {
+			t.Errorf("summary cell %d = %s / %v, want %s", i, s.Cell, srows[i]["cell"], c.Key())
+		}
+		if s.Pages != int64(pages) || s.Errors != 1 || s.TokensCL100KMean == nil || s.RatioO200KMedian == nil || s.RenderMSMedian == nil {
+			t.Errorf("summary %s: pages %d errors %d tokens %v ratio %v render %v", c.Key(), s.Pages, s.Errors, s.TokensCL100KMean, s.RatioO200KMedian, s.RenderMSMedian)
+		}
+		if len(s.Costs) != len(cfg.Prices.Models) || srows[i]["costs"] != len(cfg.Prices.Models) {
+			t.Errorf("summary %s: %d costs, want %d", c.Key(), len(s.Costs), len(cfg.Prices.Models))
+		}
+		if s.LLMCalls != nil || srows[i]["llm_calls"] != nil {
+			t.Errorf("summary %s: deep figures on a fast cell", c.Key())
+		}
+	}
+	if sum.Speed.Renders != int64(len(captures)*len(cells)*cfg.Repeat) || sum.Speed.RendersPerSecondPerCore <= 0 || sum.Speed.CalibrationMS == nil {
+		t.Errorf("speed = %+v", sum.Speed)
+	}
+
+	report, err := os.ReadFile(filepath.Join(out, ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cells {
+		if !strings.Contains(string(report), "`"+c.Key()+"`") {
+			t.Errorf("report.md does not name cell %s", c.Key())
+		}
+	}
+	for _, f := range []string{TokensChartFile, RatioChartFile, StagesChartFile} {
+		svg, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil {
+			t.Errorf("chart: %v", err)
+			continue
+		}
+		if !strings.Contains(string(svg), "<svg") || !strings.Contains(string(report), "]("+f+")") {
+			t.Errorf("%s is not an SVG linked from the report", f)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, DeepChartFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("deep chart written for a run without deep cells: %v", err)
+	}
+}
+
+func count(t *testing.T, c *metrics.Counter, enc metrics.Encoding, s string) int64 {
+	t.Helper()
+	n, err := c.Count(enc, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestSweep_Deterministic sweeps the same captures twice, with different
+// numbers of workers: the rows are identical but for the timings.
+func TestSweep_Deterministic(t *testing.T) {
+	dir := writeCaptureDataset(t, t.TempDir(), storedCaptures(t)[:6], datasetOptions{corrupt: true})
+	read := func(workers int) []CellRow {
+		cfg := testConfig("same-run")
+		cfg.Workers = workers
+		out := t.TempDir()
+		mustSweep(t, cfg, dir, out)
+		rows, err := dataset.ReadAll[CellRow](filepath.Join(out, CellsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range rows {
+			rows[i].RenderMS, rows[i].TokenizeMS = 0, 0
+		}
+		return rows
+	}
+	first, second := read(1), read(4)
+	if len(first) == 0 || len(first) != len(second) {
+		t.Fatalf("rows: %d then %d", len(first), len(second))
+	}
+	for i := range first {
+		if !reflect.DeepEqual(first[i], second[i]) {
+			t.Errorf("row %d differs between runs:\n%+v\n%+v", i, first[i], second[i])
+		}
+	}
+}
+
+// TestSweep_Canceled stops at once when the context is canceled.
+func TestSweep_Canceled(t *testing.T) {
+	dir := writeCaptureDataset(t, t.TempDir(), storedCaptures(t)[:2], datasetOptions{})
+	pages, err := PagesFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Sweep(ctx, testConfig("canceled"), pages, t.TempDir()); !errors.Is(err, context.Canceled) {
+		t.Errorf("Sweep on a canceled context: %v, want context.Canceled", err)
+	}
+}
+
+func TestPagesFiles(t *testing.T) {
+	parts := writeCaptureDataset(t, t.TempDir(), storedCaptures(t)[:1], datasetOptions{})
+	legacy := t.TempDir()
+	if err := os.WriteFile(filepath.Join(legacy, "pages.parquet"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, path string
+		want       []string
+		wantErr    bool
+	}{
+		{"parts", parts, []string{filepath.Join(parts, "pages", "part-00000.parquet")}, false},
+		{"legacy", legacy, []string{filepath.Join(legacy, "pages.parquet")}, false},
+		{"file", filepath.Join(legacy, "pages.parquet"), []string{filepath.Join(legacy, "pages.parquet")}, false},
+		{"empty dir", t.TempDir(), nil, true},
+		{"missing", filepath.Join(legacy, "nope"), nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := PagesFiles(tt.path)
+			if (err != nil) != tt.wantErr || !slices.Equal(got, tt.want) {
+				t.Errorf("PagesFiles(%s) = %v, %v; want %v, error %v", tt.path, got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestConfig_Validate(t *testing.T) {
+	tests := []struct {
+		name    string
+		edit    func(*Config)
+		wantErr string // substring; "" for valid
+	}{
+		{"default", func(*Config) {}, ""},
+		{"deep unavailable", func(c *Config) { c.Modes = []string{ModeFast, ModeDeep} }, "not available"},
+		{"deep available", func(c *Config) { c.Modes = []string{ModeDeep}; c.Deep = Fast{} }, ""},
+		{"unknown mode", func(c *Config) { c.Modes = []string{"slow"} }, `unknown mode "slow"`},
+		{"mode twice", func(c *Config) { c.Modes = []string{ModeFast, ModeFast} }, "listed twice"},
+		{"no modes", func(c *Config) { c.Modes = nil }, "modes: empty"},
+		{"bad expansion", func(c *Config) { c.Expansions = []int{-2} }, "viewport-expansion"},
+		{"expansion twice", func(c *Config) { c.Expansions = []int{0, 0} }, "listed twice"},
+		{"bad text", func(c *Config) { c.Texts = []dom.TextPolicy{"some"} }, "text:"},
+		{"bad encoding", func(c *Config) { c.Encodings = []metrics.Encoding{"gpt2"} }, "encodings"},
+		{"no workers", func(c *Config) { c.Workers = 0 }, "workers"},
+		{"no repeat", func(c *Config) { c.Repeat = 0 }, "repeat"},
+		{"bad price", func(c *Config) { c.Prices = Prices{Models: []Price{{Model: "m", Encoding: "x"}}} }, "prices"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			tt.edit(&cfg)
+			err := cfg.Validate()
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("Validate() = %v, want nil", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Errorf("Validate() = %v, want an error containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestCell_Key(t *testing.T) {
+	for _, c := range DefaultConfig().Cells() {
+		got, err := ParseCellKey(c.Key())
+		if err != nil || got != c {
+			t.Errorf("ParseCellKey(%q) = %v, %v; want %v", c.Key(), got, err, c)
+		}
+	}
+	if got, want := (Cell{Mode: ModeFast, Expansion: -1, Text: dom.TextAll}).Key(), "fast/E-1/all"; got != want {
+		t.Errorf("Key() = %q, want %q", got, want)
+	}
+	for _, bad := range []string{"", "fast", "fast/500/all", "fast/Ex/all", "a/b/c/d"} {
+		if _, err := ParseCellKey(bad); err == nil {
+			t.Errorf("ParseCellKey(%q): no error", bad)
+		}
+	}
+}

@@ -1,0 +1,239 @@
+package bench
+
+import (
+	"compress/gzip"
+	"context"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"actionspace/corpora"
+	"actionspace/dataset"
+	"actionspace/dom"
+	"actionspace/pipeline"
+)
+
+// storedCaptures returns the corpus captures stored for the render
+// goldens, ../render/testdata/<page>/capture.json.gz, in name order.
+func storedCaptures(tb testing.TB) []string {
+	tb.Helper()
+	paths, err := filepath.Glob(filepath.Join("..", "render", "testdata", "*", "capture.json.gz"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(paths) < 12 {
+		tb.Fatalf("found %d stored captures in render/testdata, want one per corpus page (>= 12)", len(paths))
+	}
+	sort.Strings(paths)
+	return paths
+}
+
+// readCapture returns a stored capture's raw JSON.
+func readCapture(tb testing.TB, path string) []byte {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	return raw
+}
+
+// datasetOptions shape a test crawl dataset.
+type datasetOptions struct {
+	// failed adds a page whose crawl failed: no capture.
+	failed bool
+	// corrupt adds a page whose capture does not decode.
+	corrupt bool
+}
+
+// writeCaptureDataset writes a crawl dataset at dir (dir/pages/
+// part-00000.parquet) from stored captures, as a crawl of the corpus would
+// have: one ok row per capture, its HTML served by the corpus handler. The
+// HTML token columns are left null, so the bench counts them itself. It
+// returns dir.
+func writeCaptureDataset(tb testing.TB, dir string, captures []string, o datasetOptions) string {
+	tb.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, pipeline.PagesDir), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	w, err := dataset.Create[dataset.PageRow](filepath.Join(dir, pipeline.PagesDir, "part-00000.parquet"),
+		dataset.Metadata{RunID: "stored-captures", BrowserVersion: "stored"}, dataset.WriterConfig{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer w.Abort()
+	site := corpora.Handler()
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, path := range captures {
+		raw := readCapture(tb, path)
+		c, err := dom.Parse(raw)
+		if err != nil {
+			tb.Fatalf("%s: %v", path, err)
+		}
+		u, err := url.Parse(c.Page.URL)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		rec := httptest.NewRecorder()
+		site.ServeHTTP(rec, httptest.NewRequest("GET", u.Path, nil))
+		if rec.Code != 200 {
+			tb.Fatalf("corpus %s: HTTP %d", u.Path, rec.Code)
+		}
+		html := rec.Body.String()
+		packed, err := dataset.CompressCapture(raw)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		row := okRow(c.Page.URL, c.Page.Title, html, packed, at)
+		if err := w.Write(row); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if o.failed {
+		u := "http://corpus.test/no-such-page.html"
+		if err := w.Write(dataset.PageRow{RunID: "stored-captures", PageID: pipeline.PageID(u), URL: u,
+			Status: dataset.StatusError, ErrorKind: "http", ErrorMessage: "HTTP 404", CapturedAt: at}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if o.corrupt {
+		packed, err := dataset.CompressCapture([]byte(`{"version":1,"page":{"url":`))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := w.Write(okRow("http://corpus.test/corrupt.html", "Corrupt", "<html></html>", packed, at)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return dir
+}
+
+func okRow(u, title, html string, packed []byte, at time.Time) dataset.PageRow {
+	n := int64(len(html))
+	nav, settle, capture, content := 120.0, 500.0, 40.0, 10.0
+	return dataset.PageRow{
+		RunID: "stored-captures", PageID: pipeline.PageID(u), URL: u, FinalURL: u,
+		Status: dataset.StatusOK, HTTPStatus: ptr(int64(200)), ContentType: "text/html; charset=utf-8",
+		Title: title, HTML: html, HTMLBytes: &n, ViewportWidth: 1280, ViewportHeight: 720,
+		BrowserVersion: "stored", Attempts: 1,
+		NavigateMS: &nav, SettleMS: &settle, CaptureMS: &capture, ContentMS: &content,
+		CapturedAt: at, Capture: packed, CaptureEncoding: dataset.CaptureEncoding,
+	}
+}
+
+// testConfig is a small matrix: fast mode, three expansions, two text
+// policies, both encodings.
+func testConfig(runID string) Config {
+	cfg := DefaultConfig()
+	cfg.RunID = runID
+	cfg.Expansions = []int{0, 500, dom.WholePage}
+	cfg.Workers = 3
+	cfg.Repeat = 2
+	cfg.Prices = DefaultPrices()
+	return cfg
+}
+
+// mustSweep sweeps the dataset at dir into out and writes the results.
+func mustSweep(tb testing.TB, cfg Config, dir, out string) *Result {
+	tb.Helper()
+	pages, err := PagesFiles(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	res, err := Sweep(context.Background(), cfg, pages, out)
+	if err != nil {
+		tb.Fatalf("Sweep: %v", err)
+	}
+	if err := WriteResults(out, res, nil); err != nil {
+		tb.Fatalf("WriteResults: %v", err)
+	}
+	return res
+}
+
+// arrowTable reads a Parquet file with arrow-go (an implementation
+// independent of the parquet-go writer): its column names in order and
+// one map per row, nulls as nil.
+func arrowTable(tb testing.TB, path string) ([]string, []map[string]any) {
+	tb.Helper()
+	pf, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		tb.Fatalf("open %s: %v", path, err)
+	}
+	defer pf.Close()
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		tb.Fatalf("read %s: %v", path, err)
+	}
+	defer tbl.Release()
+	var names []string
+	rows := make([]map[string]any, tbl.NumRows())
+	for i := range rows {
+		rows[i] = map[string]any{}
+	}
+	for c := 0; c < int(tbl.NumCols()); c++ {
+		col := tbl.Column(c)
+		names = append(names, col.Name())
+		r := 0
+		for _, chunk := range col.Data().Chunks() {
+			for i := 0; i < chunk.Len(); i++ {
+				rows[r][col.Name()] = arrowValue(chunk, i)
+				r++
+			}
+		}
+	}
+	return names, rows
+}
+
+func arrowValue(a arrow.Array, i int) any {
+	if a.IsNull(i) {
+		return nil
+	}
+	switch a := a.(type) {
+	case *array.Int64:
+		return a.Value(i)
+	case *array.Int32:
+		return int64(a.Value(i))
+	case *array.Float64:
+		return a.Value(i)
+	case *array.Boolean:
+		return a.Value(i)
+	case *array.String:
+		return a.Value(i)
+	case *array.LargeString:
+		return a.Value(i)
+	case *array.Binary:
+		return a.Value(i)
+	case *array.List:
+		start, end := a.ValueOffsets(i)
+		return int(end - start) // the number of elements
+	}
+	return fmt.Sprintf("%T", a)
+}

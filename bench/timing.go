@@ -1,0 +1,138 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"actionspace/dom"
+)
+
+// pageTiming is the timing pass's result for one page.
+type pageTiming struct {
+	// decode is the time to decompress and parse the capture and build
+	// the tree.
+	decode time.Duration
+	// calibration is the fastest run of the reference workload.
+	calibration time.Duration
+	// cells holds, per cell of sweeper.cells, the fast-mode timing; deep
+	// cells are left zero.
+	cells []cellTiming
+	// failed is set when the capture does not decode.
+	failed bool
+}
+
+// cellTiming is one fast-mode cell's timing on one page.
+type cellTiming struct {
+	best  time.Duration // the fastest run
+	spent time.Duration // every run together
+	runs  int
+	hash  string // SHA-256 of the action space, checked by the main pass
+	err   error
+}
+
+// time is the timing pass over one page: it decodes the capture and
+// renders every fast-mode cell Config.Repeat times, run 1 of every cell,
+// then run 2, and so on, so that one stall cannot hit all of a cell's
+// runs. Deep-mode cells are timed in the main pass: they may call an LLM.
+func (s *sweeper) time(ctx context.Context, _ int, p pageColumns) pageTiming {
+	start := time.Now()
+	tree, err := decode(p.Capture)
+	t := pageTiming{decode: time.Since(start), cells: make([]cellTiming, len(s.cells))}
+	if err != nil {
+		t.failed = true
+		return t
+	}
+	rds := make([]rendered, len(s.cells))
+	for range s.cfg.Repeat {
+		if d := calibrate(); t.calibration == 0 || d < t.calibration {
+			t.calibration = d
+		}
+		for i, c := range s.cells {
+			if c.Mode == ModeFast && ctx.Err() == nil {
+				s.renderRun(ctx, tree, c, &rds[i])
+			}
+		}
+	}
+	for i, rd := range rds {
+		if rd.runs == 0 {
+			continue
+		}
+		t.cells[i] = cellTiming{best: rd.best, spent: rd.spent, runs: rd.runs, err: rd.err}
+		if rd.err == nil {
+			t.cells[i].hash = hash(rd.space.ActionSpace)
+		}
+	}
+	return t
+}
+
+// rendered is one cell's space with its timing.
+type rendered struct {
+	space Space
+	best  time.Duration // the fastest run
+	spent time.Duration // every run together
+	runs  int
+	err   error
+}
+
+// renderRun renders one cell once into rd: it keeps the first run's space
+// and the fastest run's time, and checks that every run gives the same
+// text.
+func (s *sweeper) renderRun(ctx context.Context, tree *dom.Tree, c Cell, rd *rendered) {
+	if rd.err != nil {
+		return
+	}
+	start := time.Now()
+	got, err := s.renderers[c.Mode].Render(ctx, tree.Select(dom.Options{Expansion: c.Expansion, Text: c.Text}))
+	d := time.Since(start)
+	rd.spent += d
+	rd.runs++
+	switch {
+	case err != nil:
+		rd.err = fmt.Errorf("render %s: %w", c.Key(), err)
+		if rd.runs == 1 {
+			rd.space = got // a failed render may still account for its work
+		}
+	case rd.runs == 1:
+		rd.space, rd.best = got, d
+	case got.ActionSpace != rd.space.ActionSpace || got.Perception != rd.space.Perception:
+		rd.err = fmt.Errorf("render %s: not deterministic: run %d differs from run 1", c.Key(), rd.runs)
+	default:
+		rd.best = min(rd.best, d)
+	}
+}
+
+// calibrationWords feed the reference workload.
+var calibrationWords = strings.Fields(`Sign in to your account Email address Password Forgot your
+password Create an account Products Search the catalogue Add to cart Checkout Shipping
+Returns Contact us About Careers Privacy Terms Accept all cookies Manage preferences`)
+
+// calibrate runs a fixed reference workload shaped like a render (build
+// lines of text, split them into words, count them in a map) and returns
+// its time: a measure of the machine's speed at that moment (see
+// Speed.CalibrationMS).
+func calibrate() time.Duration {
+	start := time.Now()
+	var b strings.Builder
+	counts := make(map[string]int)
+	for i := range 400 {
+		w := calibrationWords[i%len(calibrationWords)]
+		b.WriteString("B")
+		b.WriteString(strconv.Itoa(i))
+		b.WriteString("[:]<button>")
+		b.WriteString(w)
+		b.WriteString("</button>\n")
+		counts[w]++
+	}
+	n := 0
+	for _, f := range strings.Fields(b.String()) {
+		n += len(f) + counts[f]
+	}
+	d := time.Since(start)
+	if n < 0 { // uses n, so that the work is not optimised away
+		return 0
+	}
+	return d
+}

@@ -1,0 +1,364 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/mxschmitt/playwright-go"
+
+	"actionspace/bench"
+	"actionspace/corpora"
+	"actionspace/dataset"
+	"actionspace/dom"
+	"actionspace/pipeline"
+)
+
+// runBench runs the command with args and returns its exit code and
+// output.
+func runBench(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), args, strings.NewReader(""), &out, &errOut)
+	code = exitCode(err, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// captureDataset writes a crawl dataset from the corpus captures stored
+// for the render goldens (../../render/testdata), as a crawl would have:
+// no browser needed.
+func captureDataset(t *testing.T) string {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("..", "..", "render", "testdata", "*", "capture.json.gz"))
+	if err != nil || len(paths) < 12 {
+		t.Fatalf("stored captures: %d, %v", len(paths), err)
+	}
+	sort.Strings(paths)
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, pipeline.PagesDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w, err := dataset.Create[dataset.PageRow](filepath.Join(dir, pipeline.PagesDir, "part-00000.parquet"),
+		dataset.Metadata{RunID: "stored"}, dataset.WriterConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	site := corpora.Handler()
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := io.ReadAll(zr)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := dom.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, _ := url.Parse(c.Page.URL)
+		rec := httptest.NewRecorder()
+		site.ServeHTTP(rec, httptest.NewRequest("GET", u.Path, nil))
+		packed, err := dataset.CompressCapture(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		html := rec.Body.String()
+		n := int64(len(html))
+		if err := w.Write(dataset.PageRow{RunID: "stored", PageID: pipeline.PageID(c.Page.URL), URL: c.Page.URL,
+			Status: dataset.StatusOK, HTML: html, HTMLBytes: &n, CapturedAt: time.Unix(0, 0).UTC(),
+			Capture: packed, CaptureEncoding: dataset.CaptureEncoding}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// relabel rewrites a summary.json as if its cells had been run with
+// another text policy: a baseline that claims the setting was cheaper.
+func relabel(t *testing.T, src, dst string, from, to dom.TextPolicy) {
+	t.Helper()
+	s, err := bench.ReadSummary(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range s.Cells {
+		c := &s.Cells[i]
+		if c.TextPolicy == string(from) {
+			c.TextPolicy = string(to)
+			c.Cell = bench.Cell{Mode: c.Mode, Expansion: int(c.ViewportExpansion), Text: to}.Key()
+		}
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRun_Gate runs bench on a dataset of stored captures: the run writes
+// its files; an identical rerun passes the gate against it; a worse
+// renderer setting (all page text instead of the viewport's, against a
+// baseline measured with the viewport's) fails it with exit code 1 and
+// names the cells; cells on one side only are reported.
+func TestRun_Gate(t *testing.T) {
+	data := captureDataset(t)
+	// render_ms gets a generous absolute slack here: these runs share the
+	// machine with the rest of the test suite, and the gate's timing
+	// arithmetic has its own unit tests.
+	const limits = "tokens=2%,render_ms=25%+5"
+	common := []string{"--viewport-expansion", "0,500,-1", "--repeat", "2", "--workers", "2"}
+	args := func(extra ...string) []string { return append(append([]string{}, common...), extra...) }
+
+	base := t.TempDir()
+	code, stdout, stderr := runBench(t, args("--text", "viewport", "--out", base, data)...)
+	if code != 0 {
+		t.Fatalf("baseline run: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, f := range []string{bench.CellsFile, bench.SummaryFile, bench.SummaryJSONFile, bench.ReportFile, bench.TokensChartFile} {
+		if _, err := os.Stat(filepath.Join(base, f)); err != nil {
+			t.Errorf("baseline run: %v", err)
+		}
+	}
+	for _, want := range []string{"action-space tokens per page", "fast  viewport", "deep  viewport", "renders/s per core"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	baseline := filepath.Join(base, bench.SummaryJSONFile)
+
+	t.Run("identical rerun passes", func(t *testing.T) {
+		code, stdout, stderr := runBench(t, args("--text", "viewport", "--out", t.TempDir(), "--baseline", baseline, "--max-regress", limits, data)...)
+		if code != 0 || !strings.Contains(stdout, "gate: PASS") {
+			t.Fatalf("exit %d, want 0 and a PASS\n%s\n%s", code, stdout, stderr)
+		}
+	})
+
+	t.Run("worse setting fails", func(t *testing.T) {
+		claimed := filepath.Join(t.TempDir(), "summary.json")
+		relabel(t, baseline, claimed, dom.TextViewport, dom.TextAll)
+		out := t.TempDir()
+		code, stdout, stderr := runBench(t, args("--text", "all", "--out", out, "--baseline", claimed, "--max-regress", limits, data)...)
+		if code != 1 {
+			t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
+		}
+		for _, want := range []string{"REGRESSED fast/E0/all", "REGRESSED fast/E500/all", "tokens[cl100k_base]", "% worse, limit +2%", "gate: FAIL"} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("stdout lacks %q:\n%s", want, stdout)
+			}
+		}
+		if !strings.Contains(stderr, "regression gate failed") {
+			t.Errorf("stderr lacks the verdict:\n%s", stderr)
+		}
+		report, err := os.ReadFile(filepath.Join(out, bench.ReportFile))
+		if err != nil || !strings.Contains(string(report), "**REGRESSED**") {
+			t.Errorf("report lacks the gate's verdict: %v", err)
+		}
+	})
+
+	t.Run("missing cells reported", func(t *testing.T) {
+		code, stdout, stderr := runBench(t, "--viewport-expansion", "0,250", "--text", "viewport", "--repeat", "2",
+			"--out", t.TempDir(), "--baseline", baseline, "--max-regress", limits, data)
+		if code != 0 {
+			t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+		}
+		for _, want := range []string{"in the baseline but not in this run: fast/E500/viewport, fast/E-1/viewport", "in this run but not in the baseline: fast/E250/viewport", "gate: PASS"} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("stdout lacks %q:\n%s", want, stdout)
+			}
+		}
+	})
+}
+
+func TestRun_Usage(t *testing.T) {
+	data := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown mode", []string{"--modes", "slow", data}, `unknown mode "slow"`},
+		{"bad expansion", []string{"--viewport-expansion", "0,x", data}, "--viewport-expansion"},
+		{"bad text", []string{"--text", "some", data}, "--text"},
+		{"bad encoding", []string{"--encodings", "gpt2", data}, "--encodings"},
+		{"bad threshold", []string{"--baseline", "b.json", "--max-regress", "tokens=2", data}, "--max-regress"},
+		{"bad prices", []string{"--prices", filepath.Join(data, "none.json"), data}, "--prices"},
+		{"llm without model", []string{"--llm-base-url", "http://127.0.0.1:1/v1", data}, "--llm-model"},
+		{"llm without deep", []string{"--modes", "fast", "--llm-base-url", "http://127.0.0.1:1/v1", "--llm-model", "m", data}, "needs --modes with deep"},
+		{"two arguments", []string{data, data}, "too many arguments"},
+		{"unknown flag", []string{"--nope"}, "nope"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runBench(t, tt.args...)
+			if code != 2 || !strings.Contains(stderr, tt.want) || !strings.Contains(stderr, "Try: bench --help") {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tt.want)
+			}
+		})
+	}
+	if code, _, stderr := runBench(t, "--out", t.TempDir(), data); code != 1 || !strings.Contains(stderr, "no pages files") {
+		t.Errorf("empty dataset: exit %d, %q; want 1", code, stderr)
+	}
+	if code, _, _ := runBench(t, "--help"); code != 0 {
+		t.Errorf("--help: exit %d, want 0", code)
+	}
+}
+
+// TestBaseline_Committed checks the committed baseline: it reads as a
+// summary of the default matrix over the bundled corpus, with its report.
+func TestBaseline_Committed(t *testing.T) {
+	dir := filepath.Join("..", "..", "results", "baseline")
+	s, err := bench.ReadSummary(filepath.Join(dir, bench.SummaryJSONFile))
+	if err != nil {
+		t.Fatalf("committed baseline: %v (make it with the commands in the README's bench section)", err)
+	}
+	cfg := bench.DefaultConfig()
+	cfg.Modes = []string{bench.ModeFast, bench.ModeDeep}
+	for _, c := range cfg.Cells() {
+		sc := s.Cell(c.Key())
+		if sc == nil {
+			t.Errorf("baseline lacks cell %s", c.Key())
+			continue
+		}
+		if sc.Pages != int64(len(corpora.DefaultPaths())) || sc.Errors != 0 {
+			t.Errorf("baseline cell %s: %d pages, %d errors; want %d and 0", c.Key(), sc.Pages, sc.Errors, len(corpora.DefaultPaths()))
+		}
+	}
+	report, err := os.ReadFile(filepath.Join(dir, bench.ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(report), s.RunID) {
+		t.Errorf("baseline report is not the summary's run %s", s.RunID)
+	}
+}
+
+// TestRun_Corpus is `make bench` in small: no arguments, so bench serves
+// the bundled corpus, crawls it with real Chromium and sweeps the crawl.
+func TestRun_Corpus(t *testing.T) {
+	requireChromium(t)
+	out := t.TempDir()
+	code, stdout, stderr := runBench(t, "--out", out, "--viewport-expansion", "0,-1", "--text", "viewport", "--repeat", "2")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	pages := len(corpora.DefaultPaths())
+	cells := 2 * 2 // fast and deep, two expansions, one text policy
+	if got := arrowRowCount(t, filepath.Join(out, bench.CellsFile)); got != pages*cells {
+		t.Errorf("cells.parquet: %d rows, want %d pages x %d cells", got, pages, cells)
+	}
+	if got := arrowRowCount(t, filepath.Join(out, bench.SummaryFile)); got != cells {
+		t.Errorf("summary.parquet: %d rows, want %d", got, cells)
+	}
+	parts, _, err := pipeline.DatasetFiles(filepath.Join(out, bench.CrawlDir))
+	if err != nil || len(parts) == 0 {
+		t.Errorf("crawl dataset: %v, %v", parts, err)
+	}
+	s, err := bench.ReadSummary(filepath.Join(out, bench.SummaryJSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Input.Rendered != pages || s.Input.Label == "" {
+		t.Errorf("input = %+v", s.Input)
+	}
+	for _, st := range s.Stages {
+		if st.Name == "navigate" && st.Count != pages {
+			t.Errorf("navigate stage: %d measurements, want %d", st.Count, pages)
+		}
+	}
+}
+
+// arrowRowCount reads a Parquet file with arrow-go's pqarrow and returns
+// its number of rows.
+func arrowRowCount(t *testing.T, path string) int {
+	t.Helper()
+	pf, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		t.Fatalf("read %s: %v", path, err)
+	}
+	defer tbl.Release()
+	return int(tbl.NumRows())
+}
+
+// requireChromium skips the calling test under -short, or when Chromium or
+// the Playwright driver (`make setup`) is missing; with
+// ACTIONSPACE_REQUIRE_CHROMIUM=1 (as `make test` sets it) a missing piece
+// fails the test instead. Same logic as pipeline's test helper.
+func requireChromium(tb testing.TB) {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("real-Chromium test skipped under -short")
+	}
+	missing := ""
+	if _, err := os.Stat(pipeline.DefaultChromiumPath); err != nil {
+		missing = "chromium: " + err.Error() + " (apt-get install chromium)"
+	} else if dir, err := driverDirectory(); err != nil {
+		missing = "playwright driver: " + err.Error()
+	} else if _, err := os.Stat(filepath.Join(dir, "package", "cli.js")); err != nil {
+		missing = "playwright driver: " + err.Error() + " (run make setup)"
+	} else if _, err := os.Stat(filepath.Join(dir, "node")); err != nil && os.Getenv("PLAYWRIGHT_NODEJS_PATH") == "" {
+		missing = "playwright driver: " + err.Error() + " (run make setup)"
+	}
+	if missing == "" {
+		return
+	}
+	if os.Getenv("ACTIONSPACE_REQUIRE_CHROMIUM") == "1" {
+		tb.Fatalf("ACTIONSPACE_REQUIRE_CHROMIUM=1 but %s", missing)
+	}
+	tb.Skip(missing)
+}
+
+// driverDirectory is where playwright-go looks for its driver by default.
+func driverDirectory() (string, error) {
+	if dir := os.Getenv("PLAYWRIGHT_DRIVER_PATH"); dir != "" {
+		return dir, nil
+	}
+	d, err := playwright.NewDriver(&playwright.RunOptions{SkipInstallBrowsers: true})
+	if err != nil {
+		return "", err
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	cache := filepath.Join(home, ".cache")
+	if runtime.GOOS == "darwin" {
+		cache = filepath.Join(home, "Library", "Caches")
+	}
+	return filepath.Join(cache, "ms-playwright-go", d.Version), nil
+}

@@ -1,0 +1,563 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/mxschmitt/playwright-go"
+
+	"actionspace/corpora"
+	"actionspace/dataset"
+	"actionspace/pipeline"
+)
+
+// requireBrowser skips under -short or without Chromium and the Playwright
+// driver, and fails instead when ACTIONSPACE_REQUIRE_CHROMIUM=1.
+func requireBrowser(tb testing.TB) {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("real-Chromium test skipped under -short")
+	}
+	missing := ""
+	if _, err := os.Stat(pipeline.DefaultChromiumPath); err != nil {
+		missing = "chromium: " + err.Error()
+	} else if dir, err := driverDirectory(); err != nil {
+		missing = "playwright driver: " + err.Error()
+	} else if _, err := os.Stat(filepath.Join(dir, "package", "cli.js")); err != nil {
+		missing = "playwright driver: " + err.Error() + " (run make setup)"
+	}
+	if missing == "" {
+		return
+	}
+	if os.Getenv("ACTIONSPACE_REQUIRE_CHROMIUM") == "1" {
+		tb.Fatalf("ACTIONSPACE_REQUIRE_CHROMIUM=1 but %s", missing)
+	}
+	tb.Skip(missing)
+}
+
+func driverDirectory() (string, error) {
+	if dir := os.Getenv("PLAYWRIGHT_DRIVER_PATH"); dir != "" {
+		return dir, nil
+	}
+	d, err := playwright.NewDriver(&playwright.RunOptions{SkipInstallBrowsers: true})
+	if err != nil {
+		return "", err
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".cache", "ms-playwright-go", d.Version), nil
+}
+
+// crawlBinary builds cmd/crawl once per test binary and returns its path.
+var crawlBinary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "crawl-test-*")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "crawl")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// crawlProc is a crawl subprocess in its own process group, so that its
+// Playwright driver and Chromium can be cleaned up after a SIGKILL.
+type crawlProc struct {
+	cmd            *exec.Cmd
+	stdout, stderr bytes.Buffer
+	done           chan struct{}
+	err            error
+}
+
+func startCrawl(t *testing.T, env []string, args ...string) *crawlProc {
+	t.Helper()
+	bin, err := crawlBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &crawlProc{cmd: exec.Command(bin, args...), done: make(chan struct{})}
+	p.cmd.Env = append(os.Environ(), env...)
+	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		// Whatever is left of the group: the driver and Chromium after a
+		// kill -9 of the crawl itself.
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		<-p.done
+	})
+	return p
+}
+
+// wait waits for the process to exit and returns its exit code.
+func (p *crawlProc) wait(t *testing.T, limit time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(limit):
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		<-p.done
+		t.Fatalf("crawl did not exit within %v\nstdout:\n%s\nstderr:\n%s", limit, &p.stdout, &p.stderr)
+	}
+	var ee *exec.ExitError
+	if errors.As(p.err, &ee) {
+		return ee.ExitCode()
+	}
+	if p.err != nil {
+		t.Fatal(p.err)
+	}
+	return 0
+}
+
+// run runs a crawl to its end and returns its exit code.
+func runCrawl(t *testing.T, env []string, limit time.Duration, args ...string) (*crawlProc, int) {
+	t.Helper()
+	p := startCrawl(t, env, args...)
+	return p, p.wait(t, limit)
+}
+
+// waitForParts waits until dir holds at least n complete pages parts.
+func waitForParts(t *testing.T, p *crawlProc, dir string, n int, limit time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		pages, _, err := pipeline.DatasetFiles(dir)
+		if err == nil && len(pages) >= n {
+			return
+		}
+		select {
+		case <-p.done:
+			t.Fatalf("crawl exited before %d parts were written\nstdout:\n%s\nstderr:\n%s", n, &p.stdout, &p.stderr)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	t.Fatalf("no %d parts in %s after %v", n, dir, limit)
+}
+
+// arrowColumns reads the named string and int64 columns of every row of a
+// Parquet file with arrow-go's pqarrow (a reader independent of the
+// writer), and the file's key-value metadata.
+func arrowColumns(t *testing.T, path string, cols ...string) ([]map[string]any, map[string]string) {
+	t.Helper()
+	pf, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		t.Fatalf("open %s: %v", path, err)
+	}
+	defer pf.Close()
+	meta := map[string]string{}
+	kv := pf.MetaData().KeyValueMetadata()
+	for i, k := range kv.Keys() {
+		meta[k] = kv.Values()[i]
+	}
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		t.Fatalf("read %s: %v", path, err)
+	}
+	defer tbl.Release()
+	rows := make([]map[string]any, tbl.NumRows())
+	for i := range rows {
+		rows[i] = map[string]any{}
+	}
+	for c := 0; c < int(tbl.NumCols()); c++ {
+		col := tbl.Column(c)
+		want := len(cols) == 0
+		for _, name := range cols {
+			want = want || name == col.Name()
+		}
+		if !want {
+			continue
+		}
+		r := 0
+		for _, chunk := range col.Data().Chunks() {
+			for i := 0; i < chunk.Len(); i++ {
+				var v any
+				switch a := chunk.(type) {
+				case *array.String:
+					v = a.Value(i)
+				case *array.Int64:
+					if !a.IsNull(i) {
+						v = a.Value(i)
+					}
+				case *array.Binary:
+					v = string(a.Value(i))
+				default:
+					v = fmt.Sprint(a.GetOneForMarshal(i))
+				}
+				rows[r][col.Name()] = v
+				r++
+			}
+		}
+	}
+	return rows, meta
+}
+
+// readDataset reads every part of the dataset in dir with arrowColumns and
+// checks the layout: complete parts only, in pairs, nothing else.
+func readDataset(t *testing.T, dir string) (pages, spaces []map[string]any) {
+	t.Helper()
+	pageFiles, spaceFiles, err := pipeline.DatasetFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pageFiles) != len(spaceFiles) {
+		t.Errorf("%d pages parts, %d spaces parts", len(pageFiles), len(spaceFiles))
+	}
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && !strings.HasSuffix(path, pipeline.PartExt) {
+			t.Errorf("stray file in the dataset: %s", path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range pageFiles {
+		rows, meta := arrowColumns(t, f, "run_id", "page_id", "url", "status", "error_kind", "error_message")
+		if meta[dataset.KeySchemaVersion] == "" {
+			t.Errorf("%s: no schema version in the metadata", f)
+		}
+		pages = append(pages, rows...)
+	}
+	for _, f := range spaceFiles {
+		rows, _ := arrowColumns(t, f, "page_id", "url", "viewport_expansion")
+		spaces = append(spaces, rows...)
+	}
+	return pages, spaces
+}
+
+// checkComplete asserts that the dataset holds every URL of the list once
+// and, for each captured page, one spaces row per expansion.
+func checkComplete(t *testing.T, dir string, urls []string, expansions int) {
+	t.Helper()
+	pages, spaces := readDataset(t, dir)
+	byURL := map[string]int{}
+	ok := map[string]bool{}
+	runs := map[string]bool{}
+	for _, p := range pages {
+		byURL[p["url"].(string)]++
+		runs[p["run_id"].(string)] = true
+		if p["status"] == dataset.StatusOK {
+			ok[p["page_id"].(string)] = true
+		}
+	}
+	for _, u := range urls {
+		if byURL[u] != 1 {
+			t.Errorf("%s: %d pages rows, want exactly 1", u, byURL[u])
+		}
+	}
+	if len(pages) != len(urls) {
+		t.Errorf("%d pages rows for %d URLs", len(pages), len(urls))
+	}
+	if len(runs) != 1 {
+		t.Errorf("run IDs %v, want one", runs)
+	}
+	perPage := map[string]int{}
+	for _, s := range spaces {
+		perPage[s["page_id"].(string)]++
+	}
+	for id := range ok {
+		if perPage[id] != expansions {
+			t.Errorf("page %s: %d spaces rows, want %d", id, perPage[id], expansions)
+		}
+	}
+	for id := range perPage {
+		if !ok[id] {
+			t.Errorf("spaces rows for page %s, which has no ok pages row", id)
+		}
+	}
+}
+
+// testList writes a URL list of n corpus pages (with ?n=i to make them
+// distinct) plus a 404 and a malformed line, and returns the URLs.
+func testList(t *testing.T, base string, n int) (path string, urls []string) {
+	t.Helper()
+	pages := corpora.DefaultURLs(base)
+	for i := range n {
+		urls = append(urls, fmt.Sprintf("%s?n=%d", pages[i%len(pages)], i))
+	}
+	urls = append(urls, base+"/faults/status/404", "not a url")
+	path = filepath.Join(t.TempDir(), "urls.txt")
+	if err := os.WriteFile(path, []byte(strings.Join(urls, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, urls
+}
+
+// fastFlags keep the subprocess crawls short.
+var fastFlags = []string{"--workers", "2", "--viewport-expansion", "0", "--encodings", "cl100k_base",
+	"--settle-quiet", "100ms", "--settle-max", "500ms", "--timeout", "20s"}
+
+func startCorpus(t *testing.T) *corpora.Server {
+	t.Helper()
+	srv, err := corpora.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+func tempFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var tmps []string
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(path, dataset.TempSuffix) {
+			tmps = append(tmps, path)
+		}
+		return nil
+	})
+	return tmps
+}
+
+// TestCrawl_KillAndResume kills a crawl with SIGKILL after it completed a
+// few parts: what it wrote stays readable, and a resume finishes the list
+// with every URL exactly once.
+func TestCrawl_KillAndResume(t *testing.T) {
+	requireBrowser(t)
+	srv := startCorpus(t)
+	list, urls := testList(t, srv.URL, 40)
+	out := filepath.Join(t.TempDir(), "run")
+	args := append([]string{"--out", out, "--part-pages", "4", "--run-id", "kill-test"}, fastFlags...)
+
+	p := startCrawl(t, nil, append(args, list)...)
+	waitForParts(t, p, out, 2, 3*time.Minute)
+	for deadline := time.Now().Add(10 * time.Second); len(tempFiles(t, out)) == 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond) // kill while a part is open
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(t, 30*time.Second); code != -1 {
+		t.Errorf("exit code after SIGKILL = %d, want -1 (killed)", code)
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) // the orphaned driver and browser
+
+	// What the killed run left: complete parts, all readable.
+	pageFiles, _, err := pipeline.DatasetFiles(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before int
+	for _, f := range pageFiles {
+		rows, _ := arrowColumns(t, f, "url")
+		before += len(rows)
+	}
+	t.Logf("killed with %d complete parts (%d pages) and temporary files %v", len(pageFiles), before, tempFiles(t, out))
+	if before == 0 || before >= len(urls) {
+		t.Fatalf("%d pages before the kill, want some but not all of %d", before, len(urls))
+	}
+
+	// A new crawl into the same directory is refused.
+	if _, code := runCrawl(t, nil, time.Minute, append(args, list)...); code != 1 {
+		t.Errorf("crawl into a used directory without --resume: exit %d, want 1", code)
+	}
+
+	// The resume takes the run ID from the dataset.
+	resume := append(append([]string{"--resume", "--out", out, "--part-pages", "4"}, fastFlags...), list)
+	r, code := runCrawl(t, nil, 3*time.Minute, resume...)
+	if code != 0 {
+		t.Fatalf("resume: exit %d\nstdout:\n%s\nstderr:\n%s", code, &r.stdout, &r.stderr)
+	}
+	if want := fmt.Sprintf("%d already done", before); !strings.Contains(r.stdout.String(), want) || !strings.Contains(r.stdout.String(), "run kill-test:") {
+		t.Errorf("resume summary %q, want it to say %q of run kill-test", r.stdout.String(), want)
+	}
+	if tmps := tempFiles(t, out); len(tmps) != 0 {
+		t.Errorf("temporary files left after the resume: %v", tmps)
+	}
+	checkComplete(t, out, urls, 1)
+}
+
+// TestCrawl_Interrupt sends SIGINT mid-crawl: the crawl stops taking URLs,
+// lets the pages in flight finish, closes its files, prints its summary and
+// exits 1; a resume then finishes the list.
+func TestCrawl_Interrupt(t *testing.T) {
+	requireBrowser(t)
+	srv := startCorpus(t)
+	list, urls := testList(t, srv.URL, 40)
+	out := filepath.Join(t.TempDir(), "run")
+	args := append([]string{"--out", out, "--part-pages", "5", "--grace", "15s"}, fastFlags...)
+
+	p := startCrawl(t, nil, append(args, list)...)
+	waitForParts(t, p, out, 1, 3*time.Minute)
+	start := time.Now()
+	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	code := p.wait(t, time.Minute)
+	t.Logf("exited %d, %v after SIGINT\nstdout: %s", code, time.Since(start).Round(time.Millisecond), &p.stdout)
+	if code != 1 {
+		t.Errorf("exit code after SIGINT = %d, want 1\nstderr:\n%s", code, &p.stderr)
+	}
+	if !regexp.MustCompile(`run crawl-\S+: \d+ URLs, \d+ ok, \d+ failed, \d+ retried, \d+ unfinished`).MatchString(p.stdout.String()) {
+		t.Errorf("stdout %q, want the summary with the unfinished count", p.stdout.String())
+	}
+	if stderr := p.stderr.String(); !strings.Contains(stderr, "interrupted") || !strings.Contains(stderr, "--resume --out "+out) {
+		t.Errorf("stderr %q, want it to say interrupted and how to resume", stderr)
+	}
+	if tmps := tempFiles(t, out); len(tmps) != 0 {
+		t.Errorf("temporary files left after SIGINT: %v (the open part must be closed)", tmps)
+	}
+	pages, _ := readDataset(t, out)
+	if len(pages) == 0 || len(pages) >= len(urls) {
+		t.Errorf("%d pages after the interrupt, want some but not all of %d", len(pages), len(urls))
+	}
+	for _, pg := range pages {
+		if pg["error_kind"] == string(pipeline.KindCanceled) {
+			t.Errorf("%s: a canceled row; an interrupted page must be left to the resume", pg["url"])
+		}
+	}
+
+	r, code := runCrawl(t, nil, 3*time.Minute, append([]string{"--resume"}, append(args, list)...)...)
+	if code != 0 {
+		t.Fatalf("resume: exit %d\nstderr:\n%s", code, &r.stderr)
+	}
+	checkComplete(t, out, urls, 1)
+}
+
+// TestCrawl_BadList crawls a list of malformed lines and refused schemes:
+// each is logged with its line number and becomes an invalid_url row, the
+// good URL is crawled once however often it is listed, and nothing is
+// written outside the output directory.
+func TestCrawl_BadList(t *testing.T) {
+	requireBrowser(t)
+	srv := startCorpus(t)
+	good := srv.URL + "/login.html"
+	lines := []string{
+		good,                                // 1
+		"# comment",                         // 2
+		"not a url",                         // 3
+		"file:///etc/passwd",                // 4
+		"javascript:alert(1)",               // 5
+		"data:text/html,<b>x</b>",           // 6
+		"chrome://version",                  // 7
+		"http://[::1",                       // 8
+		good,                                // 9: duplicate
+		"http://example.test/\xff",          // 10
+		srv.URL + "/../../../../etc/passwd", // 11: a path, not a file name
+		"",                                  // 12
+		"  " + good + "  ",                  // 13: duplicate
+	}
+	list := filepath.Join(t.TempDir(), "urls.txt")
+	if err := os.WriteFile(list, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	p, code := runCrawl(t, nil, 2*time.Minute, append(append([]string{"--out", out, "--log-level", "info"}, fastFlags...), list)...)
+	if code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", code, &p.stderr)
+	}
+	stderr := p.stderr.String()
+	for _, line := range []int{3, 4, 5, 6, 7, 8, 10} {
+		if !regexp.MustCompile(`line refused.* line=` + strconv.Itoa(line) + ` `).MatchString(stderr) {
+			t.Errorf("stderr does not report line %d", line)
+		}
+	}
+	pages, _ := readDataset(t, out)
+	rows := map[string]map[string]any{}
+	for _, pg := range pages {
+		if rows[pg["url"].(string)] != nil {
+			t.Errorf("%s: two rows", pg["url"])
+		}
+		rows[pg["url"].(string)] = pg
+	}
+	if len(pages) != 9 {
+		t.Errorf("%d rows, want 9 (one per distinct non-comment line)", len(pages))
+	}
+	for _, l := range []int{3, 4, 5, 6, 7, 8} {
+		r := rows[lines[l-1]]
+		if r == nil || r["error_kind"] != string(pipeline.KindInvalidURL) || !strings.Contains(r["error_message"].(string), fmt.Sprintf("line %d:", l)) {
+			t.Errorf("line %d %q: row %v, want invalid_url naming the line", l, lines[l-1], r)
+		}
+	}
+	if r := rows[good]; r == nil || r["status"] != dataset.StatusOK {
+		t.Errorf("%s: row %v, want ok", good, r)
+	}
+}
+
+// TestCrawl_SecretsStayOut runs a crawl with an LLM API key in its
+// environment and checks that the key appears in no output file (data or
+// metadata, compressed or not), no log line and no message.
+func TestCrawl_SecretsStayOut(t *testing.T) {
+	requireBrowser(t)
+	srv := startCorpus(t)
+	const key = "sk-actionspace-test-7f3c9e1d4b2a-SECRET"
+	env := []string{"ACTIONSPACE_LLM_API_KEY=" + key, "OPENAI_API_KEY=" + key}
+	list, urls := testList(t, srv.URL, 3)
+	out := filepath.Join(t.TempDir(), "run")
+	p, code := runCrawl(t, env, 2*time.Minute, append(append([]string{"--out", out, "--log-level", "debug", "--part-pages", "2"}, fastFlags...), list)...)
+	if code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", code, &p.stderr)
+	}
+	for name, text := range map[string]string{"stdout": p.stdout.String(), "stderr": p.stderr.String()} {
+		if strings.Contains(text, key) {
+			t.Errorf("the key is in %s", name)
+		}
+	}
+	if !strings.Contains(p.stderr.String(), "level=DEBUG") {
+		t.Errorf("no debug logs to check: %q", p.stderr.String())
+	}
+	n := 0
+	err := filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		n++
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(data, []byte(key)) {
+			t.Errorf("the key is in the bytes of %s", path)
+		}
+		meta, err := dataset.ReadMetadata(path)
+		if err != nil {
+			return err
+		}
+		if strings.Contains(fmt.Sprint(meta), key) {
+			t.Errorf("the key is in the metadata of %s", path)
+		}
+		rows, _ := arrowColumns(t, path) // every column, decompressed
+		if strings.Contains(fmt.Sprint(rows), key) {
+			t.Errorf("the key is in the rows of %s", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatal("no output files")
+	}
+	checkComplete(t, out, urls, 1)
+}

@@ -1,0 +1,84 @@
+// Package llmflags holds the deep-mode command-line flags that crawl and
+// bench share, and builds the deep renderer from them: one place for the
+// flag names, their defaults and where the API key comes from.
+package llmflags
+
+import (
+	"flag"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"actionspace/metrics"
+	"actionspace/render"
+)
+
+// KeyEnv lists the environment variables the LLM API key is read from, in
+// order. The key is the only thing the commands read from the environment;
+// it is never logged nor written to a dataset.
+var KeyEnv = []string{"ACTIONSPACE_LLM_API_KEY", "OPENAI_API_KEY"}
+
+// Options are the deep-mode settings as flags give them.
+type Options struct {
+	BaseURL     string
+	Model       string
+	CacheDir    string
+	Timeout     time.Duration
+	Concurrency int
+	MaxTokens   int
+	Category    bool
+}
+
+// Register binds the deep-mode flags on fs and returns where they land.
+func Register(fs *flag.FlagSet) *Options {
+	o := &Options{}
+	fs.StringVar(&o.BaseURL, "llm-base-url", "", "OpenAI-compatible API root for deep mode (`URL`, e.g. http://127.0.0.1:11434/v1); without it deep mode is a dry run that only builds and counts the prompt")
+	fs.StringVar(&o.Model, "llm-model", "", "model `NAME` for deep mode (required with --llm-base-url)")
+	fs.StringVar(&o.CacheDir, "llm-cache", "", "on-disk cache `DIR` of LLM replies, keyed by model and exact request; a rerun makes no calls")
+	fs.DurationVar(&o.Timeout, "llm-timeout", render.DefaultLLMTimeout, "time limit per LLM HTTP attempt (`DURATION`)")
+	fs.IntVar(&o.Concurrency, "llm-concurrency", render.DefaultLLMConcurrency, "LLM calls in flight at once, across all workers (`N`)")
+	fs.IntVar(&o.MaxTokens, "llm-max-tokens", 0, "cap each completion at `N` tokens (0 = no cap)")
+	fs.BoolVar(&o.Category, "deep-category", false, "add one LLM call per page that classifies it (login, search results, …)")
+	return o
+}
+
+// Deep builds the deep renderer. getenv reads the API key (os.Getenv in the
+// commands). Errors name the flag at fault.
+func (o *Options) Deep(getenv func(string) string, log *slog.Logger) (*render.Deep, error) {
+	counter, err := metrics.NewCounter(render.LocalEncoding)
+	if err != nil {
+		return nil, err
+	}
+	d := &render.Deep{Counter: counter, Logger: log, ClassifyPage: o.Category, MaxTokens: o.MaxTokens}
+	if o.BaseURL == "" {
+		if o.Model != "" || o.CacheDir != "" {
+			return nil, fmt.Errorf("--llm-model and --llm-cache need --llm-base-url")
+		}
+		return d, d.Validate()
+	}
+	if o.Model == "" {
+		return nil, fmt.Errorf("--llm-model: required with --llm-base-url")
+	}
+	cfg := render.DefaultLLMConfig()
+	cfg.BaseURL, cfg.Model, cfg.Logger = o.BaseURL, o.Model, log
+	cfg.Timeout, cfg.Concurrency = o.Timeout, o.Concurrency
+	for _, k := range KeyEnv {
+		if v := getenv(k); v != "" {
+			cfg.APIKey = v
+			break
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("--llm-base-url: %w", err)
+	}
+	if d.Client, err = render.NewOpenAIClient(cfg); err != nil {
+		return nil, fmt.Errorf("--llm-base-url: %w", err)
+	}
+	d.Model = o.Model
+	if o.CacheDir != "" {
+		if d.Cache, err = render.OpenCache(o.CacheDir); err != nil {
+			return nil, fmt.Errorf("--llm-cache: %w", err)
+		}
+	}
+	return d, d.Validate()
+}

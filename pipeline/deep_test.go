@@ -1,0 +1,225 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"actionspace/corpora"
+	"actionspace/dataset"
+	"actionspace/metrics"
+	"actionspace/render"
+)
+
+// chatServer is a local OpenAI-compatible chat-completions server that
+// describes every ID a request lists and keeps its own log of calls and
+// token usage, to check the crawl's accounting against.
+type chatServer struct {
+	mu         sync.Mutex
+	calls      int
+	prompt     int64
+	completion int64
+}
+
+var requestedID = regexp.MustCompile(`\[([LBIFOM][0-9]+)\]`)
+
+func (s *chatServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Messages []struct{ Content string } `json:"messages"`
+	}
+	if r.URL.Path != "/v1/chat/completions" || json.NewDecoder(r.Body).Decode(&req) != nil || len(req.Messages) == 0 {
+		http.Error(w, "bad request", http.StatusBadRequest)
+		return
+	}
+	last := req.Messages[len(req.Messages)-1].Content
+	type action struct {
+		ID          string `json:"id"`
+		Description string `json:"description"`
+		Category    string `json:"category"`
+		Params      string `json:"params"`
+	}
+	reply := struct {
+		Summary string   `json:"summary"`
+		Actions []action `json:"actions"`
+	}{Summary: "A page of the test corpus.", Actions: []action{}}
+	seen := map[string]bool{}
+	for _, m := range requestedID.FindAllStringSubmatch(last, -1) {
+		if !seen[m[1]] {
+			seen[m[1]] = true
+			reply.Actions = append(reply.Actions, action{ID: m[1], Description: "Use " + m[1], Category: "Navigation"})
+		}
+	}
+	content, _ := json.Marshal(reply)
+	prompt := int64(0)
+	for _, m := range req.Messages {
+		prompt += int64(len(m.Content) / 4)
+	}
+	completion := int64(len(content) / 4)
+	s.mu.Lock()
+	s.calls++
+	s.prompt += prompt
+	s.completion += completion
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"id":"c","object":"chat.completion","created":1,"model":"test-model","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":%q}}],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}}`,
+		string(content), prompt, completion, prompt+completion)
+}
+
+// TestCrawl_DeepMode crawls the corpus with --mode fast,deep against a local
+// chat server, reads the deep rows back, checks them against the server's
+// own log, then reruns with the cache and requires zero calls and the same
+// deep text.
+func TestCrawl_DeepMode(t *testing.T) {
+	requireChromium(t)
+	srv, err := corpora.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	chat := &chatServer{}
+	llm := httptest.NewServer(chat)
+	defer llm.Close()
+	cacheDir := t.TempDir()
+
+	crawl := func() []dataset.SpaceRow {
+		counter, err := metrics.NewCounter(render.LocalEncoding)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cache, err := render.OpenCache(cacheDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lc := render.DefaultLLMConfig()
+		lc.BaseURL, lc.Model = llm.URL+"/v1", "test-model"
+		client, err := render.NewOpenAIClient(lc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := DefaultConfig()
+		cfg.RunID, cfg.Workers, cfg.Timeout = "deep-test", 2, 30*time.Second
+		cfg.Modes = []string{ModeFast, ModeDeep}
+		cfg.Expansions = []int{0}
+		cfg.Deep = &render.Deep{Client: client, Model: "test-model", Cache: cache, Counter: counter}
+		out := t.TempDir()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		if _, err := Crawl(ctx, cfg, TargetsFromURLs(corpora.DefaultURLs(srv.URL)), out, nil); err != nil {
+			t.Fatal(err)
+		}
+		_, spaceFiles, err := DatasetFiles(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rows []dataset.SpaceRow
+		for _, f := range spaceFiles {
+			part, err := dataset.ReadAll[dataset.SpaceRow](f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows = append(rows, part...)
+		}
+		return rows
+	}
+
+	first := crawl()
+	pages := len(corpora.DefaultPaths())
+	if len(first) != 2*pages {
+		t.Fatalf("spaces rows = %d, want %d (fast and deep per page)", len(first), 2*pages)
+	}
+	var calls, prompt, completion int64
+	deepText := map[string]string{}
+	for _, r := range first {
+		if r.Mode != ModeDeep {
+			if r.LLMRan != nil {
+				t.Errorf("%s: fast row has llm_ran", r.URL)
+			}
+			continue
+		}
+		if r.LLMRan == nil || !*r.LLMRan || r.Coverage == nil || *r.Coverage < 0.95 || r.LLMError != nil {
+			t.Errorf("%s: deep row ran=%v coverage=%v err=%v", r.URL, r.LLMRan, r.Coverage, r.LLMError)
+			continue
+		}
+		if *r.HallucinatedIDs != 0 || *r.LLMModel != "test-model" || *r.PromptTokensLocal <= 0 {
+			t.Errorf("%s: hallucinated=%d model=%s local=%d", r.URL, *r.HallucinatedIDs, *r.LLMModel, *r.PromptTokensLocal)
+		}
+		if r.ActionCount > 0 && !strings.Contains(r.ActionSpace, "# Navigation\n* ") {
+			t.Errorf("%s: deep action space lacks the category listing:\n%s", r.URL, r.ActionSpace)
+		}
+		calls += *r.LLMCalls
+		prompt += *r.PromptTokensAPI
+		completion += *r.CompletionTokensAPI
+		deepText[r.URL] = r.ActionSpace
+	}
+	if calls != int64(chat.calls) || prompt != chat.prompt || completion != chat.completion {
+		t.Errorf("rows say %d calls, %d prompt and %d completion tokens; the server saw %d, %d, %d",
+			calls, prompt, completion, chat.calls, chat.prompt, chat.completion)
+	}
+
+	before := chat.calls
+	second := crawl()
+	if chat.calls != before {
+		t.Errorf("cached rerun made %d HTTP calls, want 0", chat.calls-before)
+	}
+	for _, r := range second {
+		if r.Mode != ModeDeep {
+			continue
+		}
+		if r.ActionSpace != deepText[r.URL] || *r.LLMCalls != 0 || *r.CacheHits == 0 {
+			t.Errorf("%s: cached rerun calls=%d hits=%d, same text=%v", r.URL, *r.LLMCalls, *r.CacheHits, r.ActionSpace == deepText[r.URL])
+		}
+	}
+}
+
+// TestCrawl_DeepDryRun: without an endpoint, deep rows say the LLM did not
+// run, carry the exact prompt's token count, and leave completion null.
+func TestCrawl_DeepDryRun(t *testing.T) {
+	requireChromium(t)
+	srv, err := corpora.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	counter, err := metrics.NewCounter(render.LocalEncoding)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.RunID, cfg.Workers = "dry", 2
+	cfg.Modes = []string{ModeDeep}
+	cfg.Expansions = []int{0, -1}
+	cfg.Deep = &render.Deep{Counter: counter}
+	out := t.TempDir()
+	urls := corpora.DefaultURLs(srv.URL)[:3]
+	if _, err := Crawl(context.Background(), cfg, TargetsFromURLs(urls), out, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, files, err := DatasetFiles(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		rows, err := dataset.ReadAll[dataset.SpaceRow](f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			n++
+			if r.Mode != ModeDeep || r.LLMRan == nil || *r.LLMRan || *r.LLMCalls != 0 || r.PromptTokensLocal == nil || *r.PromptTokensLocal <= 0 ||
+				r.CompletionTokensAPI != nil || r.PromptTokensAPI != nil || r.Coverage != nil || r.LLMModel != nil || r.ActionCount == 0 {
+				t.Errorf("%s E=%d: dry-run row %+v", r.URL, r.ViewportExpansion, r)
+			}
+		}
+	}
+	if n != 2*len(urls) {
+		t.Errorf("rows = %d, want %d", n, 2*len(urls))
+	}
+}

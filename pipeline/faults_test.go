@@ -1,0 +1,306 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"actionspace/corpora"
+	"actionspace/dataset"
+	"actionspace/metrics"
+)
+
+// faultCase is what a crawl must make of one fault page of the corpus.
+type faultCase struct {
+	path     string
+	timeout  time.Duration // per attempt
+	retries  int
+	wantKind ErrorKind // "" for a successful capture
+	wantHTTP int64     // 0: no check
+	// check, if set, looks at the row further.
+	check func(t *testing.T, base string, row dataset.PageRow)
+}
+
+// faultCases lists every fault page with the row it must give. Kinds are
+// the ones Debian's Chromium 156 leads to; the comments say why.
+var faultCases = []faultCase{
+	// No response: the navigation times out.
+	{path: "/faults/never", timeout: 3 * time.Second, wantKind: KindTimeout},
+	// Headers and a body that never ends: the load event never comes.
+	{path: "/faults/drip", timeout: 3 * time.Second, wantKind: KindTimeout, wantHTTP: 200},
+	{path: "/faults/status/404", timeout: 10 * time.Second, wantKind: KindHTTP, wantHTTP: 404},
+	{path: "/faults/status/500", timeout: 10 * time.Second, wantKind: KindHTTP, wantHTTP: 500},
+	// 5xx is transient: one retry, then the row keeps the status.
+	{path: "/faults/status/503", timeout: 10 * time.Second, retries: 1, wantKind: KindHTTP, wantHTTP: 503,
+		check: func(t *testing.T, _ string, row dataset.PageRow) {
+			if row.Attempts != 2 {
+				t.Errorf("attempts = %d, want 2 (a 503 is retried once)", row.Attempts)
+			}
+		}},
+	// Chromium gives up after 20 redirects: net::ERR_TOO_MANY_REDIRECTS.
+	{path: "/faults/redirect-loop", timeout: 10 * time.Second, wantKind: KindNavigate,
+		check: wantMessage("ERR_TOO_MANY_REDIRECTS")},
+	// The page reloads under the capture, again and again.
+	{path: "/faults/meta-refresh-loop", timeout: 10 * time.Second, wantKind: KindNavigate,
+		check: wantMessage("kept navigating")},
+	// Dialogs are answered (confirm and prompt dismissed): the page loads.
+	{path: "/faults/dialogs", timeout: 10 * time.Second, wantHTTP: 200,
+		check: wantTitle("Dialogs answered: false null")},
+	// Popups are closed as they open; the opener is captured.
+	{path: "/faults/popups", timeout: 10 * time.Second, wantHTTP: 200, check: wantTitle("Popups")},
+	// A download, a PDF and an image are not HTML.
+	{path: "/faults/download", timeout: 10 * time.Second, wantKind: KindContentType},
+	{path: "/faults/pdf", timeout: 10 * time.Second, wantKind: KindContentType, wantHTTP: 200},
+	{path: "/faults/image", timeout: 10 * time.Second, wantKind: KindContentType, wantHTTP: 200},
+	// Bad bytes decode to U+FFFD, a wrong charset to mojibake: both are
+	// pages as a user sees them, and the row holds valid UTF-8.
+	{path: "/faults/invalid-utf8", timeout: 10 * time.Second, wantHTTP: 200, check: wantTitle("Invalid \uFFFD UTF-8")},
+	{path: "/faults/wrong-charset", timeout: 10 * time.Second, wantHTTP: 200, check: wantTitle("GrÃ¼ÃŸe aus ZÃ¼rich")},
+	// A million elements: captured, cut at the capture's node limit.
+	{path: "/faults/huge-dom", timeout: 120 * time.Second, wantHTTP: 200,
+		check: func(t *testing.T, _ string, row dataset.PageRow) {
+			if row.DOMNodes == nil || *row.DOMNodes >= corpora.HugeDOMNodes {
+				t.Errorf("dom_nodes = %v, want the capture cut below %d", row.DOMNodes, corpora.HugeDOMNodes)
+			}
+		}},
+	// 10,000 nested elements overflow Blink's stack: the renderer crashes.
+	{path: "/faults/deep-nesting", timeout: 20 * time.Second, wantKind: KindBrowser, check: wantMessage("crashed")},
+	// A script that never yields: the capture cannot run; the page is
+	// abandoned.
+	{path: "/faults/busy-loop", timeout: 3 * time.Second, wantKind: KindTimeout},
+	// Out of memory: the renderer crashes.
+	{path: "/faults/crash", timeout: 40 * time.Second, wantKind: KindBrowser, check: wantMessage("crashed")},
+	// The page leaves once, during settling: the destination is captured.
+	{path: "/faults/navigate-away", timeout: 10 * time.Second, wantHTTP: 200,
+		check: func(t *testing.T, base string, row dataset.PageRow) {
+			if want := base + "/faults/landing?from=navigate-away"; row.FinalURL != want || row.Title != "Landing" {
+				t.Errorf("final_url = %q, title = %q, want %q and Landing", row.FinalURL, row.Title, want)
+			}
+		}},
+	// Chromium lets the cross-origin frame navigate the top window (no
+	// framebusting intervention here): the destination is captured.
+	{path: "/faults/frame-bust", timeout: 10 * time.Second, wantHTTP: 200,
+		check: func(t *testing.T, base string, row dataset.PageRow) {
+			if want := base + "/faults/landing?from=frame-bust"; row.FinalURL != want {
+				t.Errorf("final_url = %q, want %q", row.FinalURL, want)
+			}
+		}},
+}
+
+func wantMessage(sub string) func(*testing.T, string, dataset.PageRow) {
+	return func(t *testing.T, _ string, row dataset.PageRow) {
+		if !strings.Contains(row.ErrorMessage, sub) {
+			t.Errorf("error_message = %q, want it to say %q", row.ErrorMessage, sub)
+		}
+	}
+}
+
+func wantTitle(prefix string) func(*testing.T, string, dataset.PageRow) {
+	return func(t *testing.T, _ string, row dataset.PageRow) {
+		if !strings.HasPrefix(row.Title, prefix) {
+			t.Errorf("title = %q, want it to start with %q", row.Title, prefix)
+		}
+	}
+}
+
+// TestRun_Faults crawls each fault page of the corpus, then a plain page,
+// with one worker: the fault gets its row with its error kind within its
+// timeout, and the same worker then captures the plain page.
+func TestRun_Faults(t *testing.T) {
+	requireChromium(t)
+	if got, want := len(faultCases), len(corpora.FaultPaths()); got != want {
+		t.Errorf("%d fault cases for %d fault pages", got, want)
+	}
+	srv, err := corpora.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	b := mustLaunchChromium(t, DefaultBrowserConfig())
+	good := srv.URL + "/faults/landing"
+
+	for _, tc := range faultCases {
+		t.Run(strings.TrimPrefix(tc.path, "/faults/"), func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.RunID = "faults"
+			cfg.Workers = 1
+			cfg.Timeout = tc.timeout
+			cfg.Retries = tc.retries
+			cfg.Expansions = []int{0}
+			cfg.Encodings = []metrics.Encoding{metrics.CL100K}
+			cfg.Logger = testLogger(t)
+			rows := map[string]dataset.PageRow{}
+			start := time.Now()
+			stats, err := Run(context.Background(), cfg, b, TargetsFromURLs([]string{srv.URL + tc.path, good}), func(res Result) error {
+				rows[res.Page.URL] = res.Page
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if stats.OK+stats.Failed != 2 || len(rows) != 2 {
+				t.Fatalf("stats %+v, %d rows, want 2 rows", stats, len(rows))
+			}
+			row := rows[srv.URL+tc.path]
+			giveUp := time.Duration(row.TotalMS * float64(time.Millisecond))
+			t.Logf("%s -> status=%s error_kind=%q http=%v in %.1fs (attempts %d): %s", tc.path, row.Status, row.ErrorKind,
+				ptrString(row.HTTPStatus), giveUp.Seconds(), row.Attempts, row.ErrorMessage)
+			wantStatus := dataset.StatusOK
+			if tc.wantKind != "" {
+				wantStatus = dataset.StatusError
+			}
+			if row.Status != wantStatus || row.ErrorKind != string(tc.wantKind) {
+				t.Errorf("status = %q, error_kind = %q (%s), want %q and %q", row.Status, row.ErrorKind, row.ErrorMessage, wantStatus, tc.wantKind)
+			}
+			if tc.wantHTTP != 0 && (row.HTTPStatus == nil || *row.HTTPStatus != tc.wantHTTP) {
+				t.Errorf("http_status = %s, want %d", ptrString(row.HTTPStatus), tc.wantHTTP)
+			}
+			// Each attempt returns within its timeout and the adapter's
+			// second of grace; retries add a short backoff.
+			bound := time.Duration(tc.retries+1)*(tc.timeout+2*time.Second) + 2*time.Second
+			if giveUp > bound {
+				t.Errorf("the fault took %v, want at most %v", giveUp, bound)
+			}
+			if tc.check != nil {
+				tc.check(t, srv.URL, row)
+			}
+			if next := rows[good]; next.Status != dataset.StatusOK || next.Title != "Landing" {
+				t.Errorf("the next URL after the fault: status %q (%s %s), title %q, want a capture of Landing",
+					next.Status, next.ErrorKind, next.ErrorMessage, next.Title)
+			}
+			t.Logf("case took %v", time.Since(start).Round(time.Millisecond))
+		})
+	}
+}
+
+// unlistedFaults serves failures the fault corpus does not have: the kinds
+// of trouble a crawl meets that nobody wrote a case for. A crawl must give
+// each its row in time like any other.
+func unlistedFaults(tb testing.TB) *httptest.Server {
+	mux := http.NewServeMux()
+	page := func(body string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprintf(w, "<!DOCTYPE html><html><head><title>Unlisted</title></head><body>%s</body></html>", body)
+		}
+	}
+	mux.HandleFunc("/reset", func(w http.ResponseWriter, r *http.Request) {
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	})
+	mux.HandleFunc("/short-body", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("Content-Length", "100000")
+		io.WriteString(w, "<!DOCTYPE html><title>Short</title><p>cut")
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	})
+	mux.HandleFunc("/no-content", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	mux.HandleFunc("/alert-storm", page(`<script>for (let i = 0; i < 500; i++) alert(i);</script><button>After</button>`))
+	mux.HandleFunc("/alert-forever", page(`<script>for (;;) alert('again');</script>`))
+	mux.HandleFunc("/reload-loop", page(`<script>addEventListener('load', () => setTimeout(() => location.reload(), 50));</script>`))
+	mux.HandleFunc("/close-self", page(`<script>addEventListener('load', () => window.close());</script><button>Gone</button>`))
+	mux.HandleFunc("/print", page(`<script>addEventListener('load', () => window.print());</script><button>Print</button>`))
+	mux.HandleFunc("/huge-title", page(`<script>document.title = 'T'.repeat(5e6);</script>`))
+	mux.HandleFunc("/history-flood", page(`<script>addEventListener('load', () => { let i = 0; setInterval(() => history.pushState({}, '', '?s=' + (i++)), 1); });</script>`))
+	mux.HandleFunc("/json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"a":1}`)
+	})
+	srv := httptest.NewServer(mux)
+	tb.Cleanup(srv.Close)
+	return srv
+}
+
+// TestCrawl_FaultsMixed crawls every fault page, faults nobody listed and
+// good pages in one list, two workers, short timeouts: every URL gets one
+// row, no worker hangs, and the good pages are captured.
+func TestCrawl_FaultsMixed(t *testing.T) {
+	requireChromium(t)
+	srv, err := corpora.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	other := unlistedFaults(t)
+	var urls, good []string
+	for i, u := range corpora.FaultURLs(srv.URL) {
+		urls = append(urls, u)
+		if i%3 == 0 {
+			g := fmt.Sprintf("%s/index.html?after=%d", srv.URL, i)
+			urls, good = append(urls, g), append(good, g)
+		}
+	}
+	for _, p := range []string{"/reset", "/short-body", "/no-content", "/alert-storm", "/alert-forever", "/reload-loop",
+		"/close-self", "/print", "/huge-title", "/history-flood", "/json"} {
+		urls = append(urls, other.URL+p)
+	}
+	for _, u := range corpora.DefaultURLs(srv.URL)[:4] {
+		urls, good = append(urls, u), append(good, u)
+	}
+	cfg := DefaultConfig()
+	cfg.RunID = "faults-mixed"
+	cfg.Workers = 2
+	cfg.Timeout = 5 * time.Second
+	cfg.Retries = 0 // a retry would double the time of every timeout
+	cfg.Logger = testLogger(t)
+	out := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	start := time.Now()
+	stats, err := Crawl(ctx, cfg, TargetsFromURLs(urls), out, nil)
+	if err != nil {
+		t.Fatalf("Crawl: %v", err)
+	}
+	elapsed := time.Since(start)
+	pageFiles, _ := datasetFiles(t, out)
+	rows := map[string]dataset.PageRow{}
+	for _, f := range pageFiles {
+		got, err := dataset.ReadAll[dataset.PageRow](f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range got {
+			if _, dup := rows[r.URL]; dup {
+				t.Errorf("%s: two rows", r.URL)
+			}
+			rows[r.URL] = r
+		}
+	}
+	for _, u := range urls {
+		r, ok := rows[u]
+		if !ok {
+			t.Errorf("%s: no row", u)
+			continue
+		}
+		// No attempt may outlast its timeout by more than the adapter's
+		// grace and the pool's watchdog.
+		if limit := float64(cfg.Retries+1) * (cfg.Timeout + 2*time.Second + watchdogSlack).Seconds() * 1000; r.TotalMS > limit {
+			t.Errorf("%s took %.0f ms, over %.0f", u, r.TotalMS, limit)
+		}
+		t.Logf("%-55s %-5s %-12s %6.1fs %s", strings.TrimPrefix(strings.TrimPrefix(u, srv.URL), other.URL), r.Status, r.ErrorKind, r.TotalMS/1000, firstLine(r.ErrorMessage))
+	}
+	for _, u := range good {
+		if rows[u].Status != dataset.StatusOK {
+			t.Errorf("good page %s: %s %s", u, rows[u].ErrorKind, rows[u].ErrorMessage)
+		}
+	}
+	t.Logf("%d URLs in %v: %d ok, %d failed, %d retried, %d relaunches", len(urls), elapsed.Round(time.Second), stats.OK, stats.Failed, stats.Retried, stats.Relaunches)
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 90 {
+		s = s[:90] + "…"
+	}
+	return s
+}

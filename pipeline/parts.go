@@ -1,0 +1,311 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"actionspace/dataset"
+)
+
+// The dataset layout inside a crawl's output directory DIR:
+//
+//	DIR/pages/part-00000.parquet    DIR/spaces/part-00000.parquet
+//	DIR/pages/part-00001.parquet    DIR/spaces/part-00001.parquet
+//	...
+//
+// Parts with the same name hold the same pages: the pages rows in one and
+// their spaces rows in the other. Each part is written under a temporary
+// name (dataset.TempSuffix) and renamed when complete, spaces first, so a
+// pages part exists only when its spaces part does: a process killed at any
+// moment leaves complete parts plus at most one pair of temporary files.
+// Readers take every *.parquet file below DIR/pages (and DIR/spaces), at any
+// depth — DuckDB read_parquet('DIR/pages/**/*.parquet'), pyarrow
+// dataset("DIR/pages") — so that partitions (DIR/pages/shard=0003/…) read as
+// one table too.
+const (
+	// PagesDir is the folder of the pages table inside a dataset directory.
+	PagesDir = "pages"
+	// SpacesDir is the folder of the spaces table inside a dataset
+	// directory.
+	SpacesDir = "spaces"
+	// PartExt is the extension of a complete part file.
+	PartExt = ".parquet"
+	// PagesGlob and SpacesGlob match every part of each table relative to
+	// the dataset directory, in the ** syntax of DuckDB and Spark.
+	PagesGlob  = PagesDir + "/**/*" + PartExt
+	SpacesGlob = SpacesDir + "/**/*" + PartExt
+)
+
+// partPrefix starts every part file name: part-00042.parquet.
+const partPrefix = "part-"
+
+// pagesRowGroup is smaller than the default: a pages row holds the raw HTML
+// and the capture, tens of kilobytes each.
+const pagesRowGroup = 64
+
+// Defaults for [OutputConfig].
+const (
+	DefaultPartPages    = 500
+	DefaultPartInterval = 5 * time.Minute
+)
+
+// OutputConfig says how Crawl writes its dataset directory.
+type OutputConfig struct {
+	// PartPages closes a part after this many pages rows; 0 means no
+	// limit. Smaller parts lose less to a kill -9 (only the open part's
+	// pages are crawled again by a resume) and make more files.
+	PartPages int
+	// PartInterval closes a part that has been open this long; 0 means no
+	// limit.
+	PartInterval time.Duration
+	// Resume continues the dataset already in the directory: the URLs
+	// whose pages rows are in its complete parts are skipped, leftover
+	// temporary files are removed, and new parts are numbered after the
+	// existing ones. Without Resume, a directory that already holds parts
+	// (in Partition) is an error.
+	Resume bool
+	// Partition, when set, is the subfolder of pages/ and spaces/ this
+	// crawl writes its parts into, such as "shard=0003", so that several
+	// crawls (shards) share one dataset directory. A resume skips the URLs
+	// done in any partition but cleans up and numbers parts in its own
+	// only, so it never touches the open files of another crawl. It is one
+	// path element: no separators, not "." or "..".
+	Partition string
+}
+
+// DefaultOutputConfig returns parts of DefaultPartPages pages, closed at
+// least every DefaultPartInterval.
+func DefaultOutputConfig() OutputConfig {
+	return OutputConfig{PartPages: DefaultPartPages, PartInterval: DefaultPartInterval}
+}
+
+// Validate reports the first invalid setting, naming it.
+func (c OutputConfig) Validate() error {
+	switch {
+	case c.PartPages < 0:
+		return fmt.Errorf("part-pages: %d, want >= 0", c.PartPages)
+	case c.PartInterval < 0:
+		return fmt.Errorf("part-interval: %v, want >= 0", c.PartInterval)
+	case c.Partition != "" && (!filepath.IsLocal(c.Partition) || strings.ContainsAny(c.Partition, `/\`) || strings.HasPrefix(c.Partition, ".")):
+		return fmt.Errorf("partition: %q, want one folder name", c.Partition)
+	}
+	return nil
+}
+
+// partitionDirs returns the folders the parts of partition go into.
+func partitionDirs(dir, partition string) (pages, spaces string) {
+	return filepath.Join(dir, PagesDir, partition), filepath.Join(dir, SpacesDir, partition)
+}
+
+// DatasetFiles returns the complete part files of the dataset in dir: every
+// *.parquet file below dir/pages and below dir/spaces, at any depth, in
+// lexical order. Temporary files of an unfinished part are not listed. A
+// dataset with no parts yet gives no files and no error; a dir that does not
+// exist is an error.
+func DatasetFiles(dir string) (pages, spaces []string, err error) {
+	if _, err := os.Stat(dir); err != nil {
+		return nil, nil, fmt.Errorf("dataset: %w", err)
+	}
+	if pages, err = partFiles(filepath.Join(dir, PagesDir)); err != nil {
+		return nil, nil, err
+	}
+	if spaces, err = partFiles(filepath.Join(dir, SpacesDir)); err != nil {
+		return nil, nil, err
+	}
+	return pages, spaces, nil
+}
+
+// partFiles lists the *.parquet files below root; none when root is
+// missing.
+func partFiles(root string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && path == root {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), PartExt) {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list dataset parts: %w", err)
+	}
+	slices.Sort(files)
+	return files, nil
+}
+
+// partName is the file name of part n.
+func partName(n int) string { return fmt.Sprintf("%s%05d%s", partPrefix, n, PartExt) }
+
+// partNumber parses a part file name; ok false for other names.
+func partNumber(name string) (int, bool) {
+	s, ok := strings.CutPrefix(name, partPrefix)
+	if !ok {
+		return 0, false
+	}
+	s, ok = strings.CutSuffix(s, PartExt)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return n, true
+}
+
+// partSink writes results into rotating part pairs. write is called from
+// Run's emit goroutine and rotateIfDue from a timer, hence the mutex.
+type partSink struct {
+	pagesDir, spacesDir string
+	meta                dataset.Metadata
+	cfg                 OutputConfig
+
+	mu     sync.Mutex
+	next   int // number of the next part to open
+	pages  *dataset.Writer[dataset.PageRow]
+	spaces *dataset.Writer[dataset.SpaceRow]
+	opened time.Time
+	done   int // parts completed
+	err    error
+}
+
+// newPartSink writes parts into the pages and spaces folders of dir (of
+// cfg.Partition in it), numbering them from next.
+func newPartSink(dir string, next int, meta dataset.Metadata, cfg OutputConfig) (*partSink, error) {
+	pagesDir, spacesDir := partitionDirs(dir, cfg.Partition)
+	s := &partSink{
+		pagesDir:  pagesDir,
+		spacesDir: spacesDir,
+		meta:      meta,
+		cfg:       cfg,
+		next:      next,
+	}
+	for _, d := range []string{s.pagesDir, s.spacesDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("create dataset directory: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// write adds one result to the open part, opening one when none is, and
+// closes the part when it is full.
+func (s *partSink) write(res Result) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return s.err
+	}
+	if s.pages == nil {
+		if err := s.open(); err != nil {
+			return s.fail(err)
+		}
+	}
+	if err := s.pages.Write(res.Page); err != nil {
+		return s.fail(err)
+	}
+	for _, sp := range res.Spaces {
+		if err := s.spaces.Write(sp); err != nil {
+			return s.fail(err)
+		}
+	}
+	if s.cfg.PartPages > 0 && s.pages.Rows() >= int64(s.cfg.PartPages) {
+		return s.fail(s.finish())
+	}
+	return nil
+}
+
+// rotateIfDue closes the open part when it has been open PartInterval.
+func (s *partSink) rotateIfDue(now time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil || s.pages == nil || s.cfg.PartInterval <= 0 || now.Sub(s.opened) < s.cfg.PartInterval {
+		return s.err
+	}
+	return s.fail(s.finish())
+}
+
+// close completes the open part, if any.
+func (s *partSink) close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		s.abort()
+		return s.err
+	}
+	return s.fail(s.finish())
+}
+
+// parts returns the number of parts completed.
+func (s *partSink) parts() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.done
+}
+
+func (s *partSink) open() error {
+	name := partName(s.next)
+	pages, err := dataset.Create[dataset.PageRow](filepath.Join(s.pagesDir, name), s.meta, dataset.WriterConfig{RowGroupRows: pagesRowGroup})
+	if err != nil {
+		return err
+	}
+	spaces, err := dataset.Create[dataset.SpaceRow](filepath.Join(s.spacesDir, name), s.meta, dataset.DefaultWriterConfig())
+	if err != nil {
+		_ = pages.Abort()
+		return err
+	}
+	s.pages, s.spaces, s.opened = pages, spaces, time.Now()
+	s.next++
+	return nil
+}
+
+// finish closes the open part: the spaces file first, so that a pages part
+// (what a resume counts as done) never exists without its spaces part.
+func (s *partSink) finish() error {
+	if s.pages == nil {
+		return nil
+	}
+	pages, spaces := s.pages, s.spaces
+	s.pages, s.spaces = nil, nil
+	if err := spaces.Close(); err != nil {
+		_ = pages.Abort()
+		return fmt.Errorf("close part: %w", err)
+	}
+	if err := pages.Close(); err != nil {
+		// The spaces part is an orphan now; a resume removes it.
+		return fmt.Errorf("close part: %w", err)
+	}
+	s.done++
+	return nil
+}
+
+// abort discards the open part.
+func (s *partSink) abort() {
+	if s.pages != nil {
+		_ = s.pages.Abort()
+		_ = s.spaces.Abort()
+		s.pages, s.spaces = nil, nil
+	}
+}
+
+// fail makes err sticky.
+func (s *partSink) fail(err error) error {
+	if err != nil && s.err == nil {
+		s.err = err
+		s.abort()
+	}
+	return err
+}

@@ -1,0 +1,365 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"actionspace/dataset"
+	"actionspace/metrics"
+)
+
+// fakeCapture is the smallest capture record dom.Parse accepts.
+const fakeCapture = `{"version":1,"page":{"url":"http://fake/","title":"Fake","vw":1280,"vh":720},` +
+	`"nodes":[{"k":1,"p":-1,"tag":"html","r":[0,0,1280,720],"v":true}]}`
+
+// fakeBrowser hands out fakePages whose loads call load. It counts pages
+// and can be killed: then NewPage and every Load fail with KindBrowser.
+type fakeBrowser struct {
+	load func(ctx context.Context, url string) (*Load, error)
+
+	mu     sync.Mutex
+	opened int
+	closed int
+	dead   bool
+}
+
+func (b *fakeBrowser) NewPage(ctx context.Context) (Page, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.dead {
+		return nil, &PageError{Kind: KindBrowser, Err: errors.New("new page: browser disconnected")}
+	}
+	b.opened++
+	return &fakePage{b: b}, nil
+}
+
+func (b *fakeBrowser) Version() string { return "fake/1" }
+func (b *fakeBrowser) Close() error    { return nil }
+
+func (b *fakeBrowser) kill() {
+	b.mu.Lock()
+	b.dead = true
+	b.mu.Unlock()
+}
+
+func (b *fakeBrowser) counts() (opened, closed int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.opened, b.closed
+}
+
+type fakePage struct {
+	b      *fakeBrowser
+	mu     sync.Mutex
+	closed bool
+}
+
+func (p *fakePage) Load(ctx context.Context, url string) (*Load, error) {
+	p.b.mu.Lock()
+	dead := p.b.dead
+	p.b.mu.Unlock()
+	if dead {
+		return nil, &PageError{Kind: KindBrowser, URL: url, Err: errors.New("browser has disconnected")}
+	}
+	return p.b.load(ctx, url)
+}
+
+func (p *fakePage) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.closed {
+		p.closed = true
+		p.b.mu.Lock()
+		p.b.closed++
+		p.b.mu.Unlock()
+	}
+	return nil
+}
+
+func okLoad(url string) *Load {
+	return &Load{FinalURL: url, HTTPStatus: 200, ContentType: "text/html", HTML: "<html></html>", Capture: []byte(fakeCapture)}
+}
+
+// fakeConfig is a fast config for fake browsers.
+func fakeConfig(t testing.TB) Config {
+	cfg := DefaultConfig()
+	cfg.RunID = "fake"
+	cfg.Workers = 4
+	cfg.Timeout = 2 * time.Second
+	cfg.Expansions = []int{0}
+	cfg.Encodings = []metrics.Encoding{metrics.CL100K}
+	cfg.Logger = testLogger(t)
+	return cfg
+}
+
+func fakeTargets(n int) []Target {
+	urls := make([]string, n)
+	for i := range urls {
+		urls[i] = fmt.Sprintf("http://fake.test/page?n=%d", i)
+	}
+	return TargetsFromURLs(urls)
+}
+
+// TestRun_OneResultPerTarget: URLs in = rows out, each once, whatever
+// fails, with retries of transient failures counted.
+func TestRun_OneResultPerTarget(t *testing.T) {
+	var calls sync.Map // url -> attempts so far
+	b := &fakeBrowser{load: func(ctx context.Context, url string) (*Load, error) {
+		v, _ := calls.LoadOrStore(url, new(atomic.Int32))
+		attempt := v.(*atomic.Int32).Add(1)
+		var n int
+		fmt.Sscanf(url[strings.Index(url, "n=")+2:], "%d", &n)
+		switch {
+		case n%7 == 0:
+			return nil, &PageError{Kind: KindHTTP, URL: url, Err: &statusError{code: 404}}
+		case n%5 == 0 && attempt == 1:
+			return nil, &PageError{Kind: KindNavigate, URL: url, Err: errors.New("net::ERR_CONNECTION_RESET")}
+		case n%11 == 0:
+			return nil, &PageError{Kind: KindBrowser, URL: url, Err: errors.New("renderer crashed")}
+		}
+		return okLoad(url), nil
+	}}
+	targets := fakeTargets(200)
+	targets = append(targets, Target{PageID: PageID("x"), URL: "x", Err: &PageError{Kind: KindInvalidURL, URL: "x", Err: errors.New("line 9: not a URL")}})
+	seen := map[string]int{}
+	stats, err := Run(context.Background(), fakeConfig(t), b, targets, func(res Result) error {
+		seen[res.Page.PageID]++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != len(targets) {
+		t.Errorf("%d distinct rows, want %d", len(seen), len(targets))
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Errorf("page %s emitted %d times", id, n)
+		}
+	}
+	if stats.OK+stats.Failed != len(targets) || stats.Unfinished != 0 || stats.Targets != len(targets) {
+		t.Errorf("stats = %+v, want ok+failed = %d", stats, len(targets))
+	}
+	// n%5 (not n%7, not n%11) fails once then loads; n%11 crashes twice.
+	if stats.Retried == 0 {
+		t.Errorf("stats.Retried = 0, want the retried pages counted")
+	}
+}
+
+// TestRun_Interrupt: canceling the run starts no new URL; the pages in
+// flight finish within the grace period and are emitted, or, past it, are
+// not (a resume crawls them), and Run returns ctx's error.
+func TestRun_Interrupt(t *testing.T) {
+	tests := []struct {
+		name         string
+		grace        time.Duration
+		loadTime     time.Duration
+		wantInFlight bool // the loads in flight at the interrupt are emitted
+	}{
+		{"in flight finish within grace", 2 * time.Second, 300 * time.Millisecond, true},
+		{"grace over", 100 * time.Millisecond, 5 * time.Second, false},
+		{"no grace", 0, 5 * time.Second, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			started := make(chan string, 100)
+			b := &fakeBrowser{load: func(ctx context.Context, url string) (*Load, error) {
+				started <- url
+				select {
+				case <-time.After(tt.loadTime):
+					return okLoad(url), nil
+				case <-ctx.Done():
+					return nil, &PageError{Kind: kindOf(ctx.Err(), KindCanceled), URL: url, Err: ctx.Err()}
+				}
+			}}
+			cfg := fakeConfig(t)
+			cfg.Workers = 2
+			cfg.Grace = tt.grace
+			cfg.Timeout = 10 * time.Second
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() { // interrupt once both workers are busy
+				<-started
+				<-started
+				cancel()
+			}()
+			var emitted []string
+			start := time.Now()
+			stats, err := Run(ctx, cfg, b, fakeTargets(20), func(res Result) error {
+				emitted = append(emitted, res.Page.URL)
+				return nil
+			})
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("Run error = %v, want context.Canceled", err)
+			}
+			if elapsed := time.Since(start); elapsed > tt.grace+2*time.Second {
+				t.Errorf("Run took %v, want the grace %v and little more", elapsed, tt.grace)
+			}
+			wantEmitted := 0
+			if tt.wantInFlight {
+				wantEmitted = 2
+			}
+			if len(emitted) != wantEmitted || stats.OK != wantEmitted || stats.Unfinished != 20-wantEmitted {
+				t.Errorf("emitted %v, stats %+v; want %d emitted and %d unfinished", emitted, stats, wantEmitted, 20-wantEmitted)
+			}
+			if n := len(started); n != 0 {
+				t.Errorf("%d URLs started after the interrupt", n)
+			}
+		})
+	}
+}
+
+// TestRun_Watchdog: a page that ignores its deadline is abandoned as a
+// timeout and the worker goes on with a new page.
+func TestRun_Watchdog(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	b := &fakeBrowser{load: func(ctx context.Context, url string) (*Load, error) {
+		if strings.HasSuffix(url, "n=0") {
+			<-release // ignores ctx
+			return nil, errors.New("released")
+		}
+		return okLoad(url), nil
+	}}
+	cfg := fakeConfig(t)
+	cfg.Workers = 1
+	cfg.Retries = 0
+	cfg.Timeout = 100 * time.Millisecond
+	rows := map[string]dataset.PageRow{}
+	start := time.Now()
+	_, err := Run(context.Background(), cfg, b, fakeTargets(3), func(res Result) error {
+		rows[res.Page.URL] = res.Page
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if elapsed := time.Since(start); elapsed > cfg.Timeout+watchdogSlack+2*time.Second {
+		t.Errorf("Run took %v", elapsed)
+	}
+	if r := rows["http://fake.test/page?n=0"]; r.ErrorKind != string(KindTimeout) {
+		t.Errorf("stuck page: error_kind %q (%s), want timeout", r.ErrorKind, r.ErrorMessage)
+	}
+	for _, u := range []string{"http://fake.test/page?n=1", "http://fake.test/page?n=2"} {
+		if rows[u].Status != dataset.StatusOK {
+			t.Errorf("%s after the stuck page: %+v", u, rows[u])
+		}
+	}
+	if opened, _ := b.counts(); opened != 2 {
+		t.Errorf("%d pages opened, want 2 (the stuck one replaced)", opened)
+	}
+}
+
+// TestRun_RecyclePages: a worker replaces its page every RecyclePages URLs.
+func TestRun_RecyclePages(t *testing.T) {
+	b := &fakeBrowser{load: func(ctx context.Context, url string) (*Load, error) { return okLoad(url), nil }}
+	cfg := fakeConfig(t)
+	cfg.Workers = 1
+	cfg.RecyclePages = 3
+	if _, err := Run(context.Background(), cfg, b, fakeTargets(10), func(Result) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	opened, closed := b.counts()
+	if opened != 4 || closed != 4 {
+		t.Errorf("opened %d pages and closed %d, want 4 and 4 (10 URLs, 3 a page)", opened, closed)
+	}
+}
+
+// TestRun_EmitError: a failing sink stops the run with its error.
+func TestRun_EmitError(t *testing.T) {
+	b := &fakeBrowser{load: func(ctx context.Context, url string) (*Load, error) { return okLoad(url), nil }}
+	boom := errors.New("disk full")
+	n := 0
+	_, err := Run(context.Background(), fakeConfig(t), b, fakeTargets(50), func(Result) error {
+		n++
+		if n == 3 {
+			return boom
+		}
+		return nil
+	})
+	if !errors.Is(err, boom) {
+		t.Errorf("Run error = %v, want %v", err, boom)
+	}
+}
+
+// TestRelauncher: when the browser dies, the next NewPage launches a new
+// one, once for all the workers that notice; the crawl goes on.
+func TestRelauncher(t *testing.T) {
+	var (
+		mu       sync.Mutex
+		browsers []*fakeBrowser
+	)
+	launch := func(ctx context.Context) (Browser, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		b := &fakeBrowser{load: func(ctx context.Context, url string) (*Load, error) {
+			time.Sleep(5 * time.Millisecond)
+			return okLoad(url), nil
+		}}
+		browsers = append(browsers, b)
+		return b, nil
+	}
+	r, err := NewRelauncher(context.Background(), launch, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cfg := fakeConfig(t)
+	cfg.Workers = 4
+	var rows int
+	stats, err := Run(context.Background(), cfg, r, fakeTargets(100), func(res Result) error {
+		rows++
+		if rows == 20 {
+			r.Current().(*fakeBrowser).kill()
+		}
+		if res.Page.Status != dataset.StatusOK {
+			t.Errorf("%s: %s %s", res.Page.URL, res.Page.ErrorKind, res.Page.ErrorMessage)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows != 100 || stats.OK != 100 {
+		t.Errorf("%d rows, stats %+v, want 100 ok", rows, stats)
+	}
+	if got := r.Relaunches(); got != 1 {
+		t.Errorf("Relaunches() = %d, want 1", got)
+	}
+	if len(browsers) != 2 {
+		t.Errorf("%d browsers launched, want 2", len(browsers))
+	}
+}
+
+// TestRelauncher_GivesUp: when no browser can be launched any more, the run
+// stops with the launch error instead of hanging or writing error rows.
+func TestRelauncher_GivesUp(t *testing.T) {
+	launches := 0
+	first := &fakeBrowser{load: func(ctx context.Context, url string) (*Load, error) { return okLoad(url), nil }}
+	launch := func(ctx context.Context) (Browser, error) {
+		launches++
+		if launches == 1 {
+			return first, nil
+		}
+		return nil, errors.New("chromium: no such file")
+	}
+	r, err := NewRelauncher(context.Background(), launch, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.kill()
+	cfg := fakeConfig(t)
+	cfg.Workers = 2
+	_, err = Run(context.Background(), cfg, r, fakeTargets(5), func(Result) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "no such file") {
+		t.Errorf("Run error = %v, want the launch failure", err)
+	}
+	if launches != 1+launchAttempts {
+		t.Errorf("%d launches, want 1 + %d attempts", launches, launchAttempts)
+	}
+}
