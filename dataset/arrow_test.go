@@ -68,6 +68,7 @@ func pageColumns() []column {
 		{"captured_at", "timestamp[us, tz=UTC]", false},
 		{"capture", "binary", true},
 		{"capture_encoding", "utf8", false},
+		{"capture_truncated", "bool", false},
 		{"screenshot", "binary", true},
 		{"screenshot_format", "utf8", false},
 		{"screenshot_width", "int64", true},

@@ -140,6 +140,11 @@ type PageRow struct {
 	// CaptureEncoding names the encoding of capture: "json+zstd" (a zstd
 	// frame holding the JSON record); empty when capture is null.
 	CaptureEncoding string `parquet:"capture_encoding"`
+	// CaptureTruncated reports that the page had more DOM nodes than the
+	// capture's node budget (crawl --max-nodes): the capture, and so every
+	// space of the page, holds only the nodes before the budget ran out, in
+	// document order. False for complete captures and failed pages.
+	CaptureTruncated bool `parquet:"capture_truncated"`
 	// Screenshot is the screenshot of the viewport (not the whole page),
 	// taken right after the capture at the same scroll position, so that
 	// the actions' boxes, minus scroll_x and scroll_y and times

@@ -61,6 +61,7 @@ func pageRow(i int) PageRow {
 	r.ScriptMS = ptr(4.5)
 	r.Capture = []byte(fmt.Sprintf(`{"zstd":"pretend","i":%d}`, i))
 	r.CaptureEncoding = CaptureEncoding
+	r.CaptureTruncated = i%2 == 1
 	if i%2 == 0 { // every other page with a screenshot, some labeled
 		r.ScreenshotMS = ptr(35.5 + float64(i))
 		r.Screenshot = []byte(fmt.Sprintf("\xff\xd8\xff pretend JPEG %d", i))

@@ -95,6 +95,7 @@ func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempt
 	row.ScriptMS = ptr(pg.ScriptMs)
 	row.Capture = packed
 	row.CaptureEncoding = dataset.CaptureEncoding
+	row.CaptureTruncated = pg.Truncated
 
 	tree := dom.NewTree(capture)
 	var elements, texts, interactive int64
