@@ -2,63 +2,20 @@ package pipeline
 
 import (
 	"context"
-	"os"
-	"path/filepath"
-	"runtime"
 	"testing"
 	"time"
 
-	"github.com/mxschmitt/playwright-go"
+	"actionspace/internal/browsertest"
 )
 
-// requireChromium skips the calling test under -short, or when Chromium or
-// the Playwright driver (`make setup`) is missing. When
-// ACTIONSPACE_REQUIRE_CHROMIUM=1 (as `make test` sets it) a missing piece
-// fails the test instead, so that CI cannot go green by skipping.
+// requireChromium is the shared real-Chromium guard (internal/browsertest).
 func requireChromium(tb testing.TB) {
 	tb.Helper()
-	if testing.Short() {
-		tb.Skip("real-Chromium test skipped under -short")
-	}
-	missing := ""
-	if _, err := os.Stat(DefaultChromiumPath); err != nil {
-		missing = "chromium: " + err.Error() + " (apt-get install chromium)"
-	} else if dir, err := testDriverDirectory(); err != nil {
-		missing = "playwright driver: " + err.Error()
-	} else if _, err := os.Stat(filepath.Join(dir, "package", "cli.js")); err != nil {
-		missing = "playwright driver: " + err.Error() + " (run make setup)"
-	} else if _, err := os.Stat(filepath.Join(dir, "node")); err != nil && os.Getenv("PLAYWRIGHT_NODEJS_PATH") == "" {
-		missing = "playwright driver: " + err.Error() + " (run make setup)"
-	}
-	if missing == "" {
-		return
-	}
-	if os.Getenv("ACTIONSPACE_REQUIRE_CHROMIUM") == "1" {
-		tb.Fatalf("ACTIONSPACE_REQUIRE_CHROMIUM=1 but %s", missing)
-	}
-	tb.Skip(missing)
+	browsertest.Require(tb)
 }
 
-// testDriverDirectory is where playwright-go looks for its driver by
-// default (see cmd/setup).
-func testDriverDirectory() (string, error) {
-	if dir := os.Getenv("PLAYWRIGHT_DRIVER_PATH"); dir != "" {
-		return dir, nil
-	}
-	d, err := playwright.NewDriver(&playwright.RunOptions{SkipInstallBrowsers: true})
-	if err != nil {
-		return "", err
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", err
-	}
-	cache := filepath.Join(home, ".cache")
-	if runtime.GOOS == "darwin" {
-		cache = filepath.Join(home, "Library", "Caches")
-	}
-	return filepath.Join(cache, "ms-playwright-go", d.Version), nil
-}
+// testDriverDirectory is where playwright-go looks for its driver by default.
+func testDriverDirectory() (string, error) { return browsertest.DriverDirectory() }
 
 // testCaptureScript is a tiny stand-in for the real capture script. It
 // leans on the built-ins a hostile page overrides (JSON.stringify,

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -19,12 +18,12 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
-	"github.com/mxschmitt/playwright-go"
 
 	"actionspace/bench"
 	"actionspace/corpora"
 	"actionspace/dataset"
 	"actionspace/dom"
+	"actionspace/internal/browsertest"
 	"actionspace/pipeline"
 )
 
@@ -315,50 +314,11 @@ func arrowRowCount(t *testing.T, path string) int {
 	return int(tbl.NumRows())
 }
 
-// requireChromium skips the calling test under -short, or when Chromium or
-// the Playwright driver (`make setup`) is missing; with
-// ACTIONSPACE_REQUIRE_CHROMIUM=1 (as `make test` sets it) a missing piece
-// fails the test instead. Same logic as pipeline's test helper.
+// requireChromium is the shared real-Chromium guard (internal/browsertest).
 func requireChromium(tb testing.TB) {
 	tb.Helper()
-	if testing.Short() {
-		tb.Skip("real-Chromium test skipped under -short")
-	}
-	missing := ""
-	if _, err := os.Stat(pipeline.DefaultChromiumPath); err != nil {
-		missing = "chromium: " + err.Error() + " (apt-get install chromium)"
-	} else if dir, err := driverDirectory(); err != nil {
-		missing = "playwright driver: " + err.Error()
-	} else if _, err := os.Stat(filepath.Join(dir, "package", "cli.js")); err != nil {
-		missing = "playwright driver: " + err.Error() + " (run make setup)"
-	} else if _, err := os.Stat(filepath.Join(dir, "node")); err != nil && os.Getenv("PLAYWRIGHT_NODEJS_PATH") == "" {
-		missing = "playwright driver: " + err.Error() + " (run make setup)"
-	}
-	if missing == "" {
-		return
-	}
-	if os.Getenv("ACTIONSPACE_REQUIRE_CHROMIUM") == "1" {
-		tb.Fatalf("ACTIONSPACE_REQUIRE_CHROMIUM=1 but %s", missing)
-	}
-	tb.Skip(missing)
+	browsertest.Require(tb)
 }
 
 // driverDirectory is where playwright-go looks for its driver by default.
-func driverDirectory() (string, error) {
-	if dir := os.Getenv("PLAYWRIGHT_DRIVER_PATH"); dir != "" {
-		return dir, nil
-	}
-	d, err := playwright.NewDriver(&playwright.RunOptions{SkipInstallBrowsers: true})
-	if err != nil {
-		return "", err
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", err
-	}
-	cache := filepath.Join(home, ".cache")
-	if runtime.GOOS == "darwin" {
-		cache = filepath.Join(home, "Library", "Caches")
-	}
-	return filepath.Join(cache, "ms-playwright-go", d.Version), nil
-}
+func driverDirectory() (string, error) { return browsertest.DriverDirectory() }

@@ -21,51 +21,21 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
-	"github.com/mxschmitt/playwright-go"
 
 	"actionspace/corpora"
 	"actionspace/dataset"
+	"actionspace/internal/browsertest"
 	"actionspace/pipeline"
 )
 
-// requireBrowser skips under -short or without Chromium and the Playwright
-// driver, and fails instead when ACTIONSPACE_REQUIRE_CHROMIUM=1.
+// requireBrowser is the shared real-Chromium guard (internal/browsertest).
 func requireBrowser(tb testing.TB) {
 	tb.Helper()
-	if testing.Short() {
-		tb.Skip("real-Chromium test skipped under -short")
-	}
-	missing := ""
-	if _, err := os.Stat(pipeline.DefaultChromiumPath); err != nil {
-		missing = "chromium: " + err.Error()
-	} else if dir, err := driverDirectory(); err != nil {
-		missing = "playwright driver: " + err.Error()
-	} else if _, err := os.Stat(filepath.Join(dir, "package", "cli.js")); err != nil {
-		missing = "playwright driver: " + err.Error() + " (run make setup)"
-	}
-	if missing == "" {
-		return
-	}
-	if os.Getenv("ACTIONSPACE_REQUIRE_CHROMIUM") == "1" {
-		tb.Fatalf("ACTIONSPACE_REQUIRE_CHROMIUM=1 but %s", missing)
-	}
-	tb.Skip(missing)
+	browsertest.Require(tb)
 }
 
-func driverDirectory() (string, error) {
-	if dir := os.Getenv("PLAYWRIGHT_DRIVER_PATH"); dir != "" {
-		return dir, nil
-	}
-	d, err := playwright.NewDriver(&playwright.RunOptions{SkipInstallBrowsers: true})
-	if err != nil {
-		return "", err
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(home, ".cache", "ms-playwright-go", d.Version), nil
-}
+// driverDirectory is where playwright-go looks for its driver by default.
+func driverDirectory() (string, error) { return browsertest.DriverDirectory() }
 
 // crawlBinary builds cmd/crawl once per test binary and returns its path.
 var crawlBinary = sync.OnceValues(func() (string, error) {
