@@ -24,11 +24,11 @@ import (
 	"time"
 
 	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
 
 	"actionspace/bench"
 	"actionspace/corpora"
 	"actionspace/dom"
+	"actionspace/internal/cli"
 	"actionspace/internal/llmflags"
 	"actionspace/metrics"
 	"actionspace/pipeline"
@@ -249,13 +249,13 @@ Flags:
 
 // parseMatrix parses the matrix flags into cfg.
 func parseMatrix(cfg *bench.Config, o options) error {
-	cfg.Modes = splitList(o.modes)
+	cfg.Modes = cli.SplitList(o.modes)
 	var err error
-	if cfg.Expansions, err = parseInts(o.expansions); err != nil {
+	if cfg.Expansions, err = cli.ParseInts(o.expansions); err != nil {
 		return usagef("--viewport-expansion: %v", err)
 	}
 	cfg.Texts = nil
-	for _, t := range splitList(o.texts) {
+	for _, t := range cli.SplitList(o.texts) {
 		p, err := dom.ParseTextPolicy(t)
 		if err != nil {
 			return usagef("--text: %v", err)
@@ -280,7 +280,7 @@ func crawlFirst(ctx context.Context, cfg bench.Config, o options, stdin io.Reade
 	pc.Encodings = cfg.Encodings
 	pc.Browser.ChromiumPath = o.chromium
 	pc.Logger, pc.Browser.Logger = log, log
-	if pc.Browser.ViewportWidth, pc.Browser.ViewportHeight, err = parseViewport(o.viewport); err != nil {
+	if pc.Browser.ViewportWidth, pc.Browser.ViewportHeight, err = cli.ParseViewport(o.viewport); err != nil {
 		return "", "", usagef("--viewport: %v", err)
 	}
 	if err := pc.Validate(); err != nil {
@@ -322,7 +322,7 @@ func crawlFirst(ctx context.Context, cfg bench.Config, o options, stdin io.Reade
 		return "", "", fmt.Errorf("%s already holds a crawl: sweep it again with `bench %s --out NEW-DIR`, or choose another --out", dir, dir)
 	}
 	fmt.Fprintf(stderr, "bench: crawling %d URLs with %d workers -> %s\n", len(targets), pc.Workers, dir)
-	progress := pipeline.NewProgress(stderr, len(targets), isTerminal(stderr), log)
+	progress := pipeline.NewProgress(stderr, len(targets), cli.IsTerminal(stderr), log)
 	stats, err := pipeline.Crawl(ctx, pc, targets, dir, progress.Add)
 	progress.Finish()
 	if err != nil {
@@ -346,7 +346,7 @@ type progress struct {
 const progressEvery = 10 * time.Second
 
 func newProgress(w io.Writer) *progress {
-	return &progress{w: w, terminal: isTerminal(w), last: time.Now()}
+	return &progress{w: w, terminal: cli.IsTerminal(w), last: time.Now()}
 }
 
 func (p *progress) add(d bench.PageDone) {
@@ -378,50 +378,10 @@ func (p *progress) finish() {
 	}
 }
 
-func parseViewport(s string) (int, int, error) {
-	w, h, ok := strings.Cut(strings.ToLower(s), "x")
-	if !ok {
-		return 0, 0, fmt.Errorf("%q: want WIDTHxHEIGHT, e.g. 1280x720", s)
-	}
-	wi, err1 := strconv.Atoi(w)
-	hi, err2 := strconv.Atoi(h)
-	if err1 != nil || err2 != nil || wi < 1 || hi < 1 {
-		return 0, 0, fmt.Errorf("%q: want positive WIDTHxHEIGHT, e.g. 1280x720", s)
-	}
-	return wi, hi, nil
-}
-
-func parseInts(s string) ([]int, error) {
-	var out []int
-	for _, f := range splitList(s) {
-		n, err := strconv.Atoi(f)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not an integer", f)
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
-
 func joinInts(xs []int) string {
 	s := make([]string, len(xs))
 	for i, x := range xs {
 		s[i] = strconv.Itoa(x)
 	}
 	return strings.Join(s, ",")
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }

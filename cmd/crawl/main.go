@@ -34,10 +34,9 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/term"
-
 	"actionspace/corpora"
 	"actionspace/dom"
+	"actionspace/internal/cli"
 	"actionspace/internal/llmflags"
 	"actionspace/metrics"
 	"actionspace/pipeline"
@@ -172,10 +171,10 @@ Flags:
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	cfg.Logger, cfg.Browser.Logger = log, log
-	if cfg.Browser.ViewportWidth, cfg.Browser.ViewportHeight, err = parseViewport(o.viewport); err != nil {
+	if cfg.Browser.ViewportWidth, cfg.Browser.ViewportHeight, err = cli.ParseViewport(o.viewport); err != nil {
 		return usagef("--viewport: %v", err)
 	}
-	if cfg.Expansions, err = parseInts(o.expansions); err != nil {
+	if cfg.Expansions, err = cli.ParseInts(o.expansions); err != nil {
 		return usagef("--viewport-expansion: %v", err)
 	}
 	if cfg.Text, err = dom.ParseTextPolicy(o.text); err != nil {
@@ -235,7 +234,7 @@ Flags:
 		o.out = filepath.Join("results", "runs", cfg.RunID)
 	}
 
-	targets, cleanup, err := loadTargets(o.urls, splitList(o.schemes), stdin, log)
+	targets, cleanup, err := loadTargets(o.urls, cli.SplitList(o.schemes), stdin, log)
 	if err != nil {
 		return err
 	}
@@ -250,7 +249,7 @@ Flags:
 	}
 
 	fmt.Fprintf(stderr, "crawl: %d URLs, %d workers, expansions %v -> %s\n", len(targets), cfg.Workers, cfg.Expansions, o.out)
-	progress := pipeline.NewProgress(stderr, len(targets), isTerminal(stderr), log)
+	progress := pipeline.NewProgress(stderr, len(targets), cli.IsTerminal(stderr), log)
 	stats, err := pipeline.Crawl(ctx, cfg, targets, o.out, progress.Add)
 	progress.Finish()
 	if err != nil && stats.OK+stats.Failed == 0 && !errors.Is(err, context.Canceled) {
@@ -335,44 +334,4 @@ func loadTargets(path string, schemes []string, stdin io.Reader, log *slog.Logge
 		}
 	}
 	return targets, func() {}, nil
-}
-
-func parseViewport(s string) (int, int, error) {
-	w, h, ok := strings.Cut(strings.ToLower(s), "x")
-	if !ok {
-		return 0, 0, fmt.Errorf("%q: want WIDTHxHEIGHT, e.g. 1280x720", s)
-	}
-	wi, err1 := strconv.Atoi(w)
-	hi, err2 := strconv.Atoi(h)
-	if err1 != nil || err2 != nil || wi < 1 || hi < 1 {
-		return 0, 0, fmt.Errorf("%q: want positive WIDTHxHEIGHT, e.g. 1280x720", s)
-	}
-	return wi, hi, nil
-}
-
-func parseInts(s string) ([]int, error) {
-	var out []int
-	for _, f := range splitList(s) {
-		n, err := strconv.Atoi(f)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not an integer", f)
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }

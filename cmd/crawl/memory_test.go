@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"actionspace/internal/cli"
 )
 
 // processTreeRSS sums the resident set size and the proportional set size
@@ -84,7 +86,7 @@ func TestCrawl_MemoryFlat(t *testing.T) {
 	srv := startCorpus(t)
 	var goPeaks, browserPeaks, browserPSS []int64
 	var counts []int
-	for _, f := range splitList(sizes) {
+	for _, f := range cli.SplitList(sizes) {
 		n, err := strconv.Atoi(f)
 		if err != nil || n < 1 {
 			t.Fatalf("ACTIONSPACE_MEMORY_URLS: %q", f)
