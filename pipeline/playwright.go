@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/mxschmitt/playwright-go"
+
+	"actionspace/internal/bounded"
 )
 
 // chromiumArgs are the launch flags for Debian's Chromium in this
@@ -100,26 +102,20 @@ func LaunchChromium(ctx context.Context, cfg BrowserConfig) (Browser, error) {
 	if _, err := os.Stat(cfg.ChromiumPath); err != nil {
 		return nil, fmt.Errorf("launch chromium: %w (install it with apt-get install chromium)", err)
 	}
-	type launched struct {
-		b   *pwBrowser
-		err error
-	}
-	done := make(chan launched, 1)
-	go func() {
-		b, err := launch(ctx, cfg)
-		done <- launched{b, err}
-	}()
-	select {
-	case l := <-done:
-		return l.b, l.err
-	case <-ctx.Done():
-		go func() {
-			if l := <-done; l.b != nil {
-				_ = l.b.Close()
+	b, err, ok := bounded.Call(ctx, 0,
+		func() (*pwBrowser, error) { return launch(ctx, cfg) },
+		func(b *pwBrowser, _ error) {
+			if b != nil {
+				_ = b.Close()
 			}
-		}()
+		})
+	if !ok {
 		return nil, fmt.Errorf("launch chromium: %w", ctx.Err())
 	}
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 func launch(ctx context.Context, cfg BrowserConfig) (*pwBrowser, error) {
@@ -165,7 +161,8 @@ func (b *pwBrowser) NewPage(ctx context.Context) (Page, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("new page: %w", err)
 	}
-	p := &pwPage{browser: b, log: b.cfg.Logger, dead: make(chan struct{})}
+	p := &pwPage{browser: b, log: b.cfg.Logger}
+	p.dead, p.kill = context.WithCancel(context.Background())
 	tab, err := b.openTab(p)
 	if err != nil {
 		return nil, err
@@ -250,11 +247,12 @@ type pwPage struct {
 	stage atomic.Value // string: the stage the current load is in
 
 	mu      sync.Mutex
-	tab     *pwTab        // nil while being replaced
-	stale   bool          // the last load failed: replace tab before the next
-	broken  error         // non-nil once the page must not be used again
-	dead    chan struct{} // closed when broken is set
-	mainNav *navResponse  // the main frame's last navigation response
+	tab     *pwTab          // nil while being replaced
+	stale   bool            // the last load failed: replace tab before the next
+	broken  error           // non-nil once the page must not be used again
+	dead    context.Context // done once broken is set
+	kill    context.CancelFunc
+	mainNav *navResponse // the main frame's last navigation response
 
 	closeOnce sync.Once
 	closeErr  error
@@ -306,7 +304,7 @@ func (p *pwPage) markBroken(cause error) {
 	defer p.mu.Unlock()
 	if p.broken == nil {
 		p.broken = fmt.Errorf("%w: %v", errPageBroken, cause)
-		close(p.dead)
+		p.kill()
 	}
 }
 
@@ -398,40 +396,25 @@ func (p *pwPage) Load(ctx context.Context, rawURL string) (*Load, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, &PageError{Kind: kindOf(err, KindCanceled), URL: rawURL, Err: err}
 	}
-	type outcome struct {
-		ld  *Load
-		err error
-	}
-	done := make(chan outcome, 1)
-	go func() {
+	wait, stop := p.loadWait(ctx)
+	defer stop()
+	ld, err, ok := bounded.Call(wait, 0, func() (*Load, error) {
 		ld, err := p.load(ctx, rawURL)
 		if err != nil {
 			p.mu.Lock()
 			p.stale = true
 			p.mu.Unlock()
 		}
-		done <- outcome{ld, err}
-	}()
-	var abandon error
-	select {
-	case o := <-done:
-		return o.ld, o.err
-	case <-p.dead:
-		abandon = &PageError{Kind: KindBrowser, URL: rawURL, Err: p.brokenErr()}
-	case <-ctx.Done():
-	}
-	if abandon == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		grace := time.NewTimer(loadGrace)
-		defer grace.Stop()
-		select {
-		case o := <-done:
-			return o.ld, o.err
-		case <-p.dead:
-		case <-grace.C:
-		}
+		return ld, err
+	}, nil)
+	if ok {
+		return ld, err
 	}
 	stage, _ := p.stage.Load().(string)
-	if abandon == nil {
+	var abandon error
+	if ctx.Err() == nil { // the page died under the load
+		abandon = &PageError{Kind: KindBrowser, URL: rawURL, Err: p.brokenErr()}
+	} else {
 		abandon = &PageError{Kind: kindOf(ctx.Err(), KindCanceled), URL: rawURL, Err: fmt.Errorf("%s: %w", stage, ctx.Err())}
 	}
 	p.markBroken(fmt.Errorf("abandoned a load of %s in %s", rawURL, stage))
@@ -439,6 +422,27 @@ func (p *pwPage) Load(ctx context.Context, rawURL string) (*Load, error) {
 	// for it to finish.
 	go func() { _ = p.Close() }()
 	return nil, abandon
+}
+
+// loadWait returns how long Load waits for a load: until the page dies,
+// ctx is canceled, or loadGrace after ctx's deadline, for Playwright's own
+// timeout (set to the same deadline) to end the load cleanly, which keeps
+// the page usable.
+func (p *pwPage) loadWait(ctx context.Context) (context.Context, func()) {
+	wait, cancel := context.WithCancel(context.Background())
+	stopCtx := context.AfterFunc(ctx, func() {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			time.AfterFunc(loadGrace, cancel) // a late cancel is harmless
+			return
+		}
+		cancel()
+	})
+	stopDead := context.AfterFunc(p.dead, cancel)
+	return wait, func() {
+		stopCtx()
+		stopDead()
+		cancel()
+	}
 }
 
 // checkLoadURL refuses what Chromium cannot navigate to at all. Which

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"actionspace/dataset"
+	"actionspace/internal/bounded"
 )
 
 // Defaults for [Config].
@@ -230,14 +231,7 @@ func (w *worker) close() {
 	}
 	p := w.page
 	w.page, w.loads = nil, 0
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = p.Close()
-	}()
-	select {
-	case <-done:
-	case <-time.After(closeWait):
+	if !bounded.Close(closeWait, p.Close) {
 		w.log.Warn("page did not close in time; abandoned", "wait", closeWait)
 	}
 }
@@ -315,29 +309,15 @@ func (w *worker) handle(ctx context.Context, t Target) (Result, bool, error) {
 func (w *worker) load(ctx context.Context, url string) (*Load, error) {
 	actx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
 	defer cancel()
-	type outcome struct {
-		ld  *Load
-		err error
-	}
-	done := make(chan outcome, 1)
 	page := w.page
-	go func() {
-		ld, err := page.Load(actx, url)
-		done <- outcome{ld, err}
-	}()
-	watchdog := time.NewTimer(w.cfg.Timeout + watchdogSlack)
-	defer watchdog.Stop()
-	select {
-	case o := <-done:
-		return o.ld, o.err
-	case <-watchdog.C:
+	ld, err, ok := bounded.Call(context.Background(), w.cfg.Timeout+watchdogSlack,
+		func() (*Load, error) { return page.Load(actx, url) },
+		func(*Load, error) { _ = page.Close() })
+	if ok {
+		return ld, err
 	}
 	w.log.Warn("page did not return after its deadline; abandoned", logURL, url, "slack", watchdogSlack)
 	w.page, w.loads = nil, 0
-	go func() {
-		<-done
-		_ = page.Close()
-	}()
 	if ctx.Err() != nil {
 		return nil, &PageError{Kind: KindCanceled, URL: url, Err: ctx.Err()}
 	}

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"actionspace/internal/bounded"
 )
 
 // Launcher starts a browser. A [Relauncher] calls it once at the start and
@@ -87,30 +89,19 @@ func (r *Relauncher) NewPage(ctx context.Context) (Page, error) {
 	return p, nil
 }
 
-// openPage is b.NewPage bounded by openTimeout even if b never answers.
+// openPage is b.NewPage bounded by openTimeout even if b never answers;
+// a page that comes too late is closed.
 func openPage(ctx context.Context, b Browser) (Page, error) {
-	type opened struct {
-		p   Page
-		err error
+	p, err, ok := bounded.Call(ctx, openTimeout,
+		func() (Page, error) { return b.NewPage(ctx) },
+		func(p Page, _ error) {
+			if p != nil {
+				_ = p.Close()
+			}
+		})
+	if ok {
+		return p, err
 	}
-	done := make(chan opened, 1)
-	go func() {
-		p, err := b.NewPage(ctx)
-		done <- opened{p, err}
-	}()
-	t := time.NewTimer(openTimeout)
-	defer t.Stop()
-	select {
-	case o := <-done:
-		return o.p, o.err
-	case <-t.C:
-	case <-ctx.Done():
-	}
-	go func() { // close the page should it come after all
-		if o := <-done; o.p != nil {
-			_ = o.p.Close()
-		}
-	}()
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("new page: %w", err)
 	}
@@ -198,14 +189,4 @@ func (r *Relauncher) Close() error {
 
 // closeWithin closes b, waiting at most wait: a dead browser may never
 // answer.
-func closeWithin(b Browser, wait time.Duration) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = b.Close()
-	}()
-	select {
-	case <-done:
-	case <-time.After(wait):
-	}
-}
+func closeWithin(b Browser, wait time.Duration) { bounded.Close(wait, b.Close) }

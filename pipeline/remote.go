@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/mxschmitt/playwright-go"
+
+	"actionspace/internal/bounded"
 )
 
 // Bounds of a [Remote].
@@ -439,33 +441,22 @@ type remoteBrowser struct {
 // connectEndpoint connects to the Playwright server at endpoint through
 // pw. lost is called when the connection dies.
 func connectEndpoint(ctx context.Context, pw *playwright.Playwright, cfg BrowserConfig, arg, endpoint string, lost func(error)) (Browser, error) {
-	type connected struct {
-		b   playwright.Browser
-		err error
+	opts := playwright.BrowserTypeConnectOptions{Timeout: playwright.Float(float64(connectTimeout.Milliseconds()))}
+	if ms := timeoutMS(ctx); ms > 0 {
+		opts.Timeout = playwright.Float(ms)
 	}
-	done := make(chan connected, 1)
-	go func() {
-		opts := playwright.BrowserTypeConnectOptions{Timeout: playwright.Float(float64(connectTimeout.Milliseconds()))}
-		if ms := timeoutMS(ctx); ms > 0 {
-			opts.Timeout = playwright.Float(ms)
-		}
-		b, err := pw.Chromium.Connect(endpoint, opts)
-		done <- connected{b, err}
-	}()
-	var br playwright.Browser
-	select {
-	case c := <-done:
-		if c.err != nil {
-			return nil, fmt.Errorf("connect %s: %w", endpoint, shortError{c.err})
-		}
-		br = c.b
-	case <-ctx.Done():
-		go func() {
-			if c := <-done; c.b != nil {
-				_ = c.b.Close()
+	br, err, ok := bounded.Call(ctx, 0,
+		func() (playwright.Browser, error) { return pw.Chromium.Connect(endpoint, opts) },
+		func(b playwright.Browser, _ error) {
+			if b != nil {
+				_ = b.Close()
 			}
-		}()
+		})
+	switch {
+	case !ok:
 		return nil, fmt.Errorf("connect %s: %w", endpoint, ctx.Err())
+	case err != nil:
+		return nil, fmt.Errorf("connect %s: %w", endpoint, shortError{err})
 	}
 	br.OnDisconnected(func(playwright.Browser) { lost(errors.New("disconnected")) })
 	cfg.Logger.Debug("connected to a browser endpoint", logEndpoint, endpoint, logBrowserVer, br.Version())
