@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"actionspace/dataset"
-	"actionspace/pipeline"
 )
 
 // legacyPagesFile is the pages file of crawls made before part files.
@@ -16,7 +15,7 @@ const legacyPagesFile = "pages.parquet"
 
 // PagesFiles returns the pages files of the crawl dataset at path: path
 // itself when it is a Parquet file; for a dataset directory, every part
-// below DIR/pages (see pipeline.DatasetFiles), or DIR/pages.parquet for a
+// below DIR/pages (see dataset.Files), or DIR/pages.parquet for a
 // crawl written before part files.
 func PagesFiles(path string) ([]string, error) {
 	st, err := os.Stat(path)
@@ -26,7 +25,7 @@ func PagesFiles(path string) ([]string, error) {
 	if !st.IsDir() {
 		return []string{path}, nil
 	}
-	pages, _, err := pipeline.DatasetFiles(path)
+	pages, _, err := dataset.Files(path)
 	if err != nil {
 		return nil, fmt.Errorf("crawl dataset %s: %w", path, err)
 	}
@@ -38,7 +37,7 @@ func PagesFiles(path string) ([]string, error) {
 		return []string{legacy}, nil
 	}
 	return nil, fmt.Errorf("crawl dataset %s: no pages files (want %s or %s)", path,
-		filepath.Join(pipeline.PagesDir, "*.parquet"), legacyPagesFile)
+		filepath.Join(dataset.PagesDir, "*.parquet"), legacyPagesFile)
 }
 
 // IsDataset reports whether path names a crawl dataset (a directory

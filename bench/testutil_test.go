@@ -74,10 +74,10 @@ type datasetOptions struct {
 // returns dir.
 func writeCaptureDataset(tb testing.TB, dir string, captures []string, o datasetOptions) string {
 	tb.Helper()
-	if err := os.MkdirAll(filepath.Join(dir, pipeline.PagesDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, dataset.PagesDir), 0o755); err != nil {
 		tb.Fatal(err)
 	}
-	w, err := dataset.Create[dataset.PageRow](filepath.Join(dir, pipeline.PagesDir, "part-00000.parquet"),
+	w, err := dataset.Create[dataset.PageRow](filepath.Join(dir, dataset.PagesDir, "part-00000.parquet"),
 		dataset.Metadata{RunID: "stored-captures", BrowserVersion: "stored"}, dataset.WriterConfig{})
 	if err != nil {
 		tb.Fatal(err)

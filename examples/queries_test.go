@@ -17,6 +17,7 @@ import (
 	_ "github.com/duckdb/duckdb-go/v2"
 
 	"actionspace/corpora"
+	"actionspace/dataset"
 	"actionspace/internal/browsertest"
 	"actionspace/pipeline"
 )
@@ -611,7 +612,7 @@ func TestQueries(t *testing.T) {
 	if stats.OK != c.pages || stats.Failed != 1 {
 		t.Fatalf("crawl: ok=%d failed=%d, want %d and 1", stats.OK, stats.Failed, c.pages)
 	}
-	pageParts, spaceParts, err := pipeline.DatasetFiles(out)
+	pageParts, spaceParts, err := dataset.Files(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"actionspace/dataset"
 	"actionspace/dom"
 	"actionspace/metrics"
 	"actionspace/render"
@@ -58,9 +59,17 @@ type Config struct {
 	// its browser context) before it closes it and opens a fresh one, which
 	// keeps Chromium's memory bounded. Zero means never.
 	RecyclePages int
-	// Output says how Crawl lays out and rotates its part files and
-	// whether it resumes.
-	Output OutputConfig
+	// Output says how Crawl lays out and rotates its part files.
+	Output dataset.PartsConfig
+	// Resume continues the dataset already in the output directory: the
+	// URLs whose pages rows are in its complete parts are skipped,
+	// leftover temporary files are removed, and new parts are numbered
+	// after the existing ones (see dataset.OpenForResume). Without Resume,
+	// a directory that already holds parts (in Output.Partition) is an
+	// error. A resume skips the URLs done in any partition but cleans up
+	// and numbers parts in its own only, so it never touches the open
+	// files of another crawl.
+	Resume bool
 	// Modes lists the renderings per page and expansion: ModeFast, ModeDeep
 	// or both; one spaces row each.
 	Modes []string
@@ -94,7 +103,7 @@ func DefaultConfig() Config {
 		Retries:      DefaultRetries,
 		Grace:        DefaultGrace,
 		RecyclePages: DefaultRecyclePages,
-		Output:       DefaultOutputConfig(),
+		Output:       dataset.DefaultPartsConfig(),
 		Modes:        []string{ModeFast},
 		Expansions:   []int{0, 500, dom.WholePage},
 		Text:         dom.TextViewport,

@@ -5,22 +5,17 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"runtime/debug"
-	"strings"
-	"time"
 
 	"actionspace/dataset"
 )
 
 // Crawl runs a whole crawl into the dataset directory outDir (see
-// [PagesDir] for the layout): it launches Chromium (or connects to the
+// [dataset.PagesDir] for the layout): it launches Chromium (or connects to the
 // browser servers of cfg.Browser.Endpoints, see [Remote]), crawls the
 // targets and streams the rows into rotating part files. A browser that
-// dies is relaunched (a lost endpoint reconnected) and the crawl goes on. With cfg.Output.Resume it first skips
+// dies is relaunched (a lost endpoint reconnected) and the crawl goes on. With cfg.Resume it first skips
 // the targets the directory's complete parts already hold, and does not
 // launch a browser at all when none is left. onResult, if set, sees every
 // result after it was written (for progress).
@@ -79,8 +74,8 @@ type output struct {
 func prepareOutput(cfg Config, targets []Target, outDir string) (*output, error) {
 	log := cfg.logger()
 	out := &output{dir: outDir, runID: cfg.RunID, todo: targets, stats: Stats{RunID: cfg.RunID, Targets: len(targets)}}
-	if !cfg.Output.Resume {
-		n, err := countPartFiles(outDir, cfg.Output.Partition)
+	if !cfg.Resume {
+		n, err := dataset.CountParts(outDir, cfg.Output.Partition)
 		if err != nil {
 			return nil, err
 		}
@@ -89,7 +84,7 @@ func prepareOutput(cfg Config, targets []Target, outDir string) (*output, error)
 		}
 		return out, nil
 	}
-	st, err := OpenDataset(outDir, cfg.Output.Partition, log)
+	st, err := dataset.OpenForResume(outDir, cfg.Output.Partition, log)
 	if err != nil {
 		return nil, err
 	}
@@ -116,25 +111,6 @@ func prepareOutput(cfg Config, targets []Target, outDir string) (*output, error)
 	return out, nil
 }
 
-// countPartFiles counts the part files, complete or temporary, that
-// partition of the dataset in dir holds.
-func countPartFiles(dir, partition string) (int, error) {
-	n := 0
-	pagesDir, spacesDir := partitionDirs(dir, partition)
-	for _, d := range []string{pagesDir, spacesDir} {
-		entries, err := os.ReadDir(d)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return 0, fmt.Errorf("output directory: %w", err)
-		}
-		for _, e := range entries {
-			if e.Type().IsRegular() && (strings.HasSuffix(e.Name(), PartExt) || strings.HasSuffix(e.Name(), PartExt+dataset.TempSuffix)) {
-				n++
-			}
-		}
-	}
-	return n, nil
-}
-
 // crawl runs the targets left into new parts.
 func (o *output) crawl(ctx context.Context, cfg Config, browser Browser, onResult func(Result)) (Stats, error) {
 	cfg.RunID = o.runID
@@ -144,31 +120,12 @@ func (o *output) crawl(ctx context.Context, cfg Config, browser Browser, onResul
 		RunID:          cfg.RunID,
 		Config:         cfg.record(),
 	}
-	sink, err := newPartSink(o.dir, o.nextPart, meta, cfg.Output)
+	parts, err := dataset.NewParts(o.dir, o.nextPart, meta, cfg.Output)
 	if err != nil {
 		return o.stats, err
 	}
-	tickDone := make(chan struct{})
-	ticked := make(chan struct{})
-	if every := cfg.Output.PartInterval; every > 0 {
-		go func() {
-			defer close(ticked)
-			t := time.NewTicker(min(time.Second, max(every/2, time.Millisecond)))
-			defer t.Stop()
-			for {
-				select {
-				case now := <-t.C:
-					_ = sink.rotateIfDue(now) // a failure is sticky: the next write returns it
-				case <-tickDone:
-					return
-				}
-			}
-		}()
-	} else {
-		close(ticked)
-	}
 	stats, runErr := Run(ctx, cfg, browser, o.todo, func(res Result) error {
-		if err := sink.write(res); err != nil {
+		if err := parts.Write(res.Page, res.Spaces); err != nil {
 			return err
 		}
 		if onResult != nil {
@@ -176,9 +133,7 @@ func (o *output) crawl(ctx context.Context, cfg Config, browser Browser, onResul
 		}
 		return nil
 	})
-	close(tickDone)
-	<-ticked
-	closeErr := sink.close()
+	closeErr := parts.Close()
 	stats.Targets += o.stats.Targets - len(o.todo)
 	stats.Skipped = o.stats.Skipped
 	if runErr != nil {

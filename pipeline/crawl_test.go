@@ -113,7 +113,7 @@ func arrowTable(t *testing.T, files []string) ([]map[string]any, map[string]stri
 // only complete parts, paired by name, nothing else in dir.
 func datasetFiles(t *testing.T, dir string) (pages, spaces []string) {
 	t.Helper()
-	pages, spaces, err := DatasetFiles(dir)
+	pages, spaces, err := dataset.Files(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,7 +114,7 @@ func TestCrawl_DeepMode(t *testing.T) {
 		if _, err := Crawl(ctx, cfg, TargetsFromURLs(corpora.DefaultURLs(srv.URL)), out, nil); err != nil {
 			t.Fatal(err)
 		}
-		_, spaceFiles, err := DatasetFiles(out)
+		_, spaceFiles, err := dataset.Files(out)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +201,7 @@ func TestCrawl_DeepDryRun(t *testing.T) {
 	if _, err := Crawl(context.Background(), cfg, TargetsFromURLs(urls), out, nil); err != nil {
 		t.Fatal(err)
 	}
-	_, files, err := DatasetFiles(out)
+	_, files, err := dataset.Files(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,10 +24,10 @@
 //     servers ([Remote], which spreads pages over them and reconnects a
 //     lost one), stream the rows into rotating Parquet part files (see
 //     [PagesDir] for the layout), close them properly even when
-//     interrupted, and, with [OutputConfig].Resume, skip what a killed or
+//     interrupted, and, with [Config].Resume, skip what a killed or
 //     interrupted run already wrote ([OpenDataset]).
 //
 // To scale out, N processes crawl one [Shard] of the same list each (a URL
 // belongs to the shard of its page ID modulo N) into their own partition
-// of one dataset directory ([OutputConfig].Partition, "shard=000I").
+// of one dataset directory ([dataset.PartsConfig].Partition, "shard=000I").
 package pipeline

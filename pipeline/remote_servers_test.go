@@ -295,7 +295,7 @@ func TestRemote_TwoServersShards(t *testing.T) {
 	for _, f := range pageFiles {
 		rel, _ := filepath.Rel(merged, f)
 		part := strings.Split(filepath.ToSlash(rel), "/")
-		if len(part) != 3 || part[0] != PagesDir || !strings.HasPrefix(part[1], "shard=") {
+		if len(part) != 3 || part[0] != dataset.PagesDir || !strings.HasPrefix(part[1], "shard=") {
 			t.Errorf("part %s, want pages/shard=NNNN/part-NNNNN.parquet", rel)
 			continue
 		}

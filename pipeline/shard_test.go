@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"actionspace/dataset"
 	"fmt"
 	"strings"
 	"testing"
@@ -98,7 +99,7 @@ func TestShard_PartitionAndString(t *testing.T) {
 			t.Errorf("%+v.String() = %q, want %q", tt.shard, got, tt.text)
 		}
 		if tt.partition != "" {
-			if err := (OutputConfig{Partition: tt.partition}).Validate(); err != nil {
+			if err := (dataset.PartsConfig{Partition: tt.partition}).Validate(); err != nil {
 				t.Errorf("partition %q: %v", tt.partition, err)
 			}
 		}

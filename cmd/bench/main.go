@@ -27,6 +27,7 @@ import (
 
 	"actionspace/bench"
 	"actionspace/corpora"
+	"actionspace/dataset"
 	"actionspace/dom"
 	"actionspace/internal/cli"
 	"actionspace/internal/llmflags"
@@ -142,13 +143,13 @@ Flags:
 	if fs.NArg() > 1 {
 		return usagef("too many arguments: %q (want at most one DATASET or URL-FILE)", fs.Args())
 	}
-	dataset := ""
+	input := ""
 	if fs.NArg() == 1 {
 		if o.urls != "" {
 			return usagef("both --urls and an argument given")
 		}
 		if arg := fs.Arg(0); bench.IsDataset(arg) {
-			dataset = arg
+			input = arg
 		} else {
 			o.urls = arg
 		}
@@ -204,19 +205,19 @@ Flags:
 	}
 
 	label := "crawl dataset"
-	if dataset == "" {
+	if input == "" {
 		var err error
-		if dataset, label, err = crawlFirst(ctx, cfg, o, stdin, stderr, log); err != nil {
+		if input, label, err = crawlFirst(ctx, cfg, o, stdin, stderr, log); err != nil {
 			return err
 		}
 	}
-	pages, err := bench.PagesFiles(dataset)
+	pages, err := bench.PagesFiles(input)
 	if err != nil {
 		return err
 	}
 
 	cells := len(cfg.Cells())
-	fmt.Fprintf(stderr, "bench: sweeping %s: %d cells (%s x %s x %s), %d workers -> %s\n", dataset, cells,
+	fmt.Fprintf(stderr, "bench: sweeping %s: %d cells (%s x %s x %s), %d workers -> %s\n", input, cells,
 		o.modes, o.expansions, o.texts, cfg.Workers, o.out)
 	progress := newProgress(stderr)
 	cfg.OnPage = progress.add
@@ -225,7 +226,7 @@ Flags:
 	if err != nil {
 		return err
 	}
-	res.Summary.Input.Label, res.Summary.Input.Path = label, dataset
+	res.Summary.Input.Label, res.Summary.Input.Path = label, input
 
 	var gate *bench.Gate
 	if base != nil {
@@ -318,7 +319,7 @@ func crawlFirst(ctx context.Context, cfg bench.Config, o options, stdin io.Reade
 		return "", "", fmt.Errorf("no URLs in %s", o.urls)
 	}
 	dir = filepath.Join(o.out, bench.CrawlDir)
-	if pages, _, err := pipeline.DatasetFiles(dir); err == nil && len(pages) > 0 {
+	if pages, _, err := dataset.Files(dir); err == nil && len(pages) > 0 {
 		return "", "", fmt.Errorf("%s already holds a crawl: sweep it again with `bench %s --out NEW-DIR`, or choose another --out", dir, dir)
 	}
 	fmt.Fprintf(stderr, "bench: crawling %d URLs with %d workers -> %s\n", len(targets), pc.Workers, dir)

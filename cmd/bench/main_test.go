@@ -48,10 +48,10 @@ func captureDataset(t *testing.T) string {
 	}
 	sort.Strings(paths)
 	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, pipeline.PagesDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, dataset.PagesDir), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	w, err := dataset.Create[dataset.PageRow](filepath.Join(dir, pipeline.PagesDir, "part-00000.parquet"),
+	w, err := dataset.Create[dataset.PageRow](filepath.Join(dir, dataset.PagesDir, "part-00000.parquet"),
 		dataset.Metadata{RunID: "stored"}, dataset.WriterConfig{})
 	if err != nil {
 		t.Fatal(err)
@@ -275,7 +275,7 @@ func TestRun_Corpus(t *testing.T) {
 	if got := arrowRowCount(t, filepath.Join(out, bench.SummaryFile)); got != cells {
 		t.Errorf("summary.parquet: %d rows, want %d", got, cells)
 	}
-	parts, _, err := pipeline.DatasetFiles(filepath.Join(out, bench.CrawlDir))
+	parts, _, err := dataset.Files(filepath.Join(out, bench.CrawlDir))
 	if err != nil || len(parts) == 0 {
 		t.Errorf("crawl dataset: %v, %v", parts, err)
 	}

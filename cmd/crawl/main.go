@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"actionspace/corpora"
+	"actionspace/dataset"
 	"actionspace/dom"
 	"actionspace/internal/cli"
 	"actionspace/internal/llmflags"
@@ -138,7 +139,7 @@ Flags:
 	fs.IntVar(&o.shotQ, "screenshot-quality", pipeline.DefaultScreenshotQuality, "screenshot JPEG quality `N`, 1-100; 0 stores lossless PNG instead")
 	fs.StringVar(&o.schemes, "allow-scheme", "http,https", "URL schemes to crawl (`LIST`); others become invalid_url rows")
 	fs.StringVar(&o.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
-	fs.BoolVar(&cfg.Output.Resume, "resume", false, "continue the dataset in --out: skip the URLs its complete parts hold, crawl the rest")
+	fs.BoolVar(&cfg.Resume, "resume", false, "continue the dataset in --out: skip the URLs its complete parts hold, crawl the rest")
 	fs.DurationVar(&cfg.Grace, "grace", cfg.Grace, "on SIGINT/SIGTERM, let the pages in flight finish for this long (`DURATION`)")
 	fs.IntVar(&cfg.Output.PartPages, "part-pages", cfg.Output.PartPages, "close a part file after `N` pages (0 = no limit); a kill loses at most the open part")
 	fs.DurationVar(&cfg.Output.PartInterval, "part-interval", cfg.Output.PartInterval, "close a part file after it has been open this long (`DURATION`, 0 = no limit)")
@@ -208,7 +209,7 @@ Flags:
 			cfg.Browser.Screenshot, cfg.Browser.ScreenshotQuality = pipeline.ScreenshotPNG, 0
 		}
 	}
-	if cfg.Output.Resume && o.out == "" {
+	if cfg.Resume && o.out == "" {
 		return usagef("--resume needs --out DIR")
 	}
 	// The one environment read besides the LLM key: the scheduler's task
@@ -221,7 +222,7 @@ Flags:
 		return usagef("--shard needs --run-id: every shard of a crawl must write the same run_id")
 	}
 	cfg.Output.Partition = shard.Partition()
-	if cfg.RunID == "" && !cfg.Output.Resume { // a resume keeps the dataset's run ID
+	if cfg.RunID == "" && !cfg.Resume { // a resume keeps the dataset's run ID
 		cfg.RunID = "crawl-" + time.Now().UTC().Format("20060102T150405Z")
 	}
 	if err := cfg.Validate(); err != nil {
@@ -245,7 +246,7 @@ Flags:
 	if shard.Count > 0 {
 		all := len(targets)
 		targets = shard.Filter(targets)
-		fmt.Fprintf(stderr, "crawl: shard %s: %d of %d URLs -> %s\n", shard, len(targets), all, filepath.Join(o.out, pipeline.PagesDir, shard.Partition()))
+		fmt.Fprintf(stderr, "crawl: shard %s: %d of %d URLs -> %s\n", shard, len(targets), all, filepath.Join(o.out, dataset.PagesDir, shard.Partition()))
 	}
 
 	fmt.Fprintf(stderr, "crawl: %d URLs, %d workers, expansions %v -> %s\n", len(targets), cfg.Workers, cfg.Expansions, o.out)
@@ -285,7 +286,7 @@ func printSummary(w io.Writer, stats pipeline.Stats, out string) {
 	if kb, ok := peakRSS(); ok {
 		fmt.Fprintf(w, ", peak RSS %d MiB", kb>>10)
 	}
-	fmt.Fprintf(w, "\n%s\n%s\n", filepath.Join(out, pipeline.PagesGlob), filepath.Join(out, pipeline.SpacesGlob))
+	fmt.Fprintf(w, "\n%s\n%s\n", filepath.Join(out, dataset.PagesGlob), filepath.Join(out, dataset.SpacesGlob))
 }
 
 // peakRSS returns this process's peak resident set size in KiB (VmHWM),

@@ -118,7 +118,7 @@ func waitForParts(t *testing.T, p *crawlProc, dir string, n int, limit time.Dura
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
-		pages, _, err := pipeline.DatasetFiles(dir)
+		pages, _, err := dataset.Files(dir)
 		if err == nil && len(pages) >= n {
 			return
 		}
@@ -196,7 +196,7 @@ func arrowColumns(t *testing.T, path string, cols ...string) ([]map[string]any, 
 // checks the layout: complete parts only, in pairs, nothing else.
 func readDataset(t *testing.T, dir string) (pages, spaces []map[string]any) {
 	t.Helper()
-	pageFiles, spaceFiles, err := pipeline.DatasetFiles(dir)
+	pageFiles, spaceFiles, err := dataset.Files(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func readDataset(t *testing.T, dir string) (pages, spaces []map[string]any) {
 		t.Errorf("%d pages parts, %d spaces parts", len(pageFiles), len(spaceFiles))
 	}
 	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && !strings.HasSuffix(path, pipeline.PartExt) {
+		if err == nil && !d.IsDir() && !strings.HasSuffix(path, dataset.PartExt) {
 			t.Errorf("stray file in the dataset: %s", path)
 		}
 		return err
@@ -334,7 +334,7 @@ func TestCrawl_KillAndResume(t *testing.T) {
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) // the orphaned driver and browser
 
 	// What the killed run left: complete parts, all readable.
-	pageFiles, _, err := pipeline.DatasetFiles(out)
+	pageFiles, _, err := dataset.Files(out)
 	if err != nil {
 		t.Fatal(err)
 	}

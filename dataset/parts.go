@@ -1,4 +1,4 @@
-package pipeline
+package dataset
 
 import (
 	"errors"
@@ -11,11 +11,9 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"actionspace/dataset"
 )
 
-// The dataset layout inside a crawl's output directory DIR:
+// The layout of a dataset directory DIR:
 //
 //	DIR/pages/part-00000.parquet    DIR/spaces/part-00000.parquet
 //	DIR/pages/part-00001.parquet    DIR/spaces/part-00001.parquet
@@ -23,13 +21,13 @@ import (
 //
 // Parts with the same name hold the same pages: the pages rows in one and
 // their spaces rows in the other. Each part is written under a temporary
-// name (dataset.TempSuffix) and renamed when complete, spaces first, so a
-// pages part exists only when its spaces part does: a process killed at any
+// name (TempSuffix) and renamed when complete, spaces first, so a pages
+// part exists only when its spaces part does: a process killed at any
 // moment leaves complete parts plus at most one pair of temporary files.
-// Readers take every *.parquet file below DIR/pages (and DIR/spaces), at any
-// depth — DuckDB read_parquet('DIR/pages/**/*.parquet'), pyarrow
-// dataset("DIR/pages") — so that partitions (DIR/pages/shard=0003/…) read as
-// one table too.
+// Readers take every *.parquet file below DIR/pages (and DIR/spaces), at
+// any depth — DuckDB read_parquet('DIR/pages/**/*.parquet'), pyarrow
+// dataset("DIR/pages") — so that partitions (DIR/pages/shard=0003/…) read
+// as one table too.
 const (
 	// PagesDir is the folder of the pages table inside a dataset directory.
 	PagesDir = "pages"
@@ -51,14 +49,15 @@ const partPrefix = "part-"
 // and the capture, tens of kilobytes each.
 const pagesRowGroup = 64
 
-// Defaults for [OutputConfig].
+// Defaults for [PartsConfig].
 const (
 	DefaultPartPages    = 500
 	DefaultPartInterval = 5 * time.Minute
 )
 
-// OutputConfig says how Crawl writes its dataset directory.
-type OutputConfig struct {
+// PartsConfig says how a [Parts] writer rotates its part files and where
+// in the dataset directory it puts them.
+type PartsConfig struct {
 	// PartPages closes a part after this many pages rows; 0 means no
 	// limit. Smaller parts lose less to a kill -9 (only the open part's
 	// pages are crawled again by a resume) and make more files.
@@ -66,29 +65,21 @@ type OutputConfig struct {
 	// PartInterval closes a part that has been open this long; 0 means no
 	// limit.
 	PartInterval time.Duration
-	// Resume continues the dataset already in the directory: the URLs
-	// whose pages rows are in its complete parts are skipped, leftover
-	// temporary files are removed, and new parts are numbered after the
-	// existing ones. Without Resume, a directory that already holds parts
-	// (in Partition) is an error.
-	Resume bool
-	// Partition, when set, is the subfolder of pages/ and spaces/ this
-	// crawl writes its parts into, such as "shard=0003", so that several
-	// crawls (shards) share one dataset directory. A resume skips the URLs
-	// done in any partition but cleans up and numbers parts in its own
-	// only, so it never touches the open files of another crawl. It is one
-	// path element: no separators, not "." or "..".
+	// Partition, when set, is the subfolder of pages/ and spaces/ the
+	// parts go into, such as "shard=0003", so that several writers
+	// (shards) share one dataset directory. It is one path element: no
+	// separators, not "." or "..".
 	Partition string
 }
 
-// DefaultOutputConfig returns parts of DefaultPartPages pages, closed at
-// least every DefaultPartInterval.
-func DefaultOutputConfig() OutputConfig {
-	return OutputConfig{PartPages: DefaultPartPages, PartInterval: DefaultPartInterval}
+// DefaultPartsConfig returns parts of DefaultPartPages pages, closed at
+// least every DefaultPartInterval, in no partition.
+func DefaultPartsConfig() PartsConfig {
+	return PartsConfig{PartPages: DefaultPartPages, PartInterval: DefaultPartInterval}
 }
 
 // Validate reports the first invalid setting, naming it.
-func (c OutputConfig) Validate() error {
+func (c PartsConfig) Validate() error {
 	switch {
 	case c.PartPages < 0:
 		return fmt.Errorf("part-pages: %d, want >= 0", c.PartPages)
@@ -105,12 +96,12 @@ func partitionDirs(dir, partition string) (pages, spaces string) {
 	return filepath.Join(dir, PagesDir, partition), filepath.Join(dir, SpacesDir, partition)
 }
 
-// DatasetFiles returns the complete part files of the dataset in dir: every
+// Files returns the complete part files of the dataset in dir: every
 // *.parquet file below dir/pages and below dir/spaces, at any depth, in
 // lexical order. Temporary files of an unfinished part are not listed. A
-// dataset with no parts yet gives no files and no error; a dir that does not
-// exist is an error.
-func DatasetFiles(dir string) (pages, spaces []string, err error) {
+// dataset with no parts yet gives no files and no error; a dir that does
+// not exist is an error.
+func Files(dir string) (pages, spaces []string, err error) {
 	if _, err := os.Stat(dir); err != nil {
 		return nil, nil, fmt.Errorf("dataset: %w", err)
 	}
@@ -146,6 +137,25 @@ func partFiles(root string) ([]string, error) {
 	return files, nil
 }
 
+// CountParts counts the part files, complete or temporary, that partition
+// of the dataset in dir holds: a new (not resumed) crawl must find none.
+func CountParts(dir, partition string) (int, error) {
+	n := 0
+	pagesDir, spacesDir := partitionDirs(dir, partition)
+	for _, d := range []string{pagesDir, spacesDir} {
+		entries, err := os.ReadDir(d)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return 0, fmt.Errorf("output directory: %w", err)
+		}
+		for _, e := range entries {
+			if e.Type().IsRegular() && (strings.HasSuffix(e.Name(), PartExt) || strings.HasSuffix(e.Name(), PartExt+TempSuffix)) {
+				n++
+			}
+		}
+	}
+	return n, nil
+}
+
 // partName is the file name of part n.
 func partName(n int) string { return fmt.Sprintf("%s%05d%s", partPrefix, n, PartExt) }
 
@@ -166,44 +176,76 @@ func partNumber(name string) (int, bool) {
 	return n, true
 }
 
-// partSink writes results into rotating part pairs. write is called from
-// Run's emit goroutine and rotateIfDue from a timer, hence the mutex.
-type partSink struct {
+// Parts writes a crawl's rows into rotating part pairs of a dataset
+// directory: each page row with its spaces rows, so that a part's pages
+// and spaces files always hold the same pages. It closes a part every
+// PartPages pages and, on a timer of its own, every PartInterval. Write
+// and Close may be called from different goroutines.
+type Parts struct {
 	pagesDir, spacesDir string
-	meta                dataset.Metadata
-	cfg                 OutputConfig
+	meta                Metadata
+	cfg                 PartsConfig
+	stopTick            chan struct{}
+	ticked              chan struct{}
 
 	mu     sync.Mutex
 	next   int // number of the next part to open
-	pages  *dataset.Writer[dataset.PageRow]
-	spaces *dataset.Writer[dataset.SpaceRow]
+	pages  *Writer[PageRow]
+	spaces *Writer[SpaceRow]
 	opened time.Time
 	done   int // parts completed
 	err    error
 }
 
-// newPartSink writes parts into the pages and spaces folders of dir (of
-// cfg.Partition in it), numbering them from next.
-func newPartSink(dir string, next int, meta dataset.Metadata, cfg OutputConfig) (*partSink, error) {
+// NewParts starts writing parts into the pages and spaces folders of dir
+// (of cfg.Partition in them), numbering them from next (see
+// [ResumeState].NextPart). meta goes into every file.
+func NewParts(dir string, next int, meta Metadata, cfg PartsConfig) (*Parts, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	pagesDir, spacesDir := partitionDirs(dir, cfg.Partition)
-	s := &partSink{
+	s := &Parts{
 		pagesDir:  pagesDir,
 		spacesDir: spacesDir,
 		meta:      meta,
 		cfg:       cfg,
 		next:      next,
+		stopTick:  make(chan struct{}),
+		ticked:    make(chan struct{}),
 	}
 	for _, d := range []string{s.pagesDir, s.spacesDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("create dataset directory: %w", err)
 		}
 	}
+	if every := cfg.PartInterval; every > 0 {
+		go s.tick(min(time.Second, max(every/2, time.Millisecond)))
+	} else {
+		close(s.ticked)
+	}
 	return s, nil
 }
 
-// write adds one result to the open part, opening one when none is, and
-// closes the part when it is full.
-func (s *partSink) write(res Result) error {
+// tick closes parts that have been open PartInterval until Close.
+func (s *Parts) tick(every time.Duration) {
+	defer close(s.ticked)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case now := <-t.C:
+			_ = s.rotateIfDue(now) // a failure is sticky: the next Write returns it
+		case <-s.stopTick:
+			return
+		}
+	}
+}
+
+// Write adds one page's rows to the open part, opening one when none is,
+// and closes the part when it is full. After a failure every call returns
+// that failure.
+func (s *Parts) Write(page PageRow, spaces []SpaceRow) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
@@ -214,10 +256,10 @@ func (s *partSink) write(res Result) error {
 			return s.fail(err)
 		}
 	}
-	if err := s.pages.Write(res.Page); err != nil {
+	if err := s.pages.Write(page); err != nil {
 		return s.fail(err)
 	}
-	for _, sp := range res.Spaces {
+	for _, sp := range spaces {
 		if err := s.spaces.Write(sp); err != nil {
 			return s.fail(err)
 		}
@@ -229,7 +271,7 @@ func (s *partSink) write(res Result) error {
 }
 
 // rotateIfDue closes the open part when it has been open PartInterval.
-func (s *partSink) rotateIfDue(now time.Time) error {
+func (s *Parts) rotateIfDue(now time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil || s.pages == nil || s.cfg.PartInterval <= 0 || now.Sub(s.opened) < s.cfg.PartInterval {
@@ -238,8 +280,15 @@ func (s *partSink) rotateIfDue(now time.Time) error {
 	return s.fail(s.finish())
 }
 
-// close completes the open part, if any.
-func (s *partSink) close() error {
+// Close completes the open part, if any, and stops the rotation timer.
+// After a failure it discards the open part and returns the failure.
+func (s *Parts) Close() error {
+	select {
+	case <-s.stopTick:
+	default:
+		close(s.stopTick)
+	}
+	<-s.ticked
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
@@ -249,20 +298,20 @@ func (s *partSink) close() error {
 	return s.fail(s.finish())
 }
 
-// parts returns the number of parts completed.
-func (s *partSink) parts() int {
+// Completed returns the number of parts completed.
+func (s *Parts) Completed() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.done
 }
 
-func (s *partSink) open() error {
+func (s *Parts) open() error {
 	name := partName(s.next)
-	pages, err := dataset.Create[dataset.PageRow](filepath.Join(s.pagesDir, name), s.meta, dataset.WriterConfig{RowGroupRows: pagesRowGroup})
+	pages, err := Create[PageRow](filepath.Join(s.pagesDir, name), s.meta, WriterConfig{RowGroupRows: pagesRowGroup})
 	if err != nil {
 		return err
 	}
-	spaces, err := dataset.Create[dataset.SpaceRow](filepath.Join(s.spacesDir, name), s.meta, dataset.DefaultWriterConfig())
+	spaces, err := Create[SpaceRow](filepath.Join(s.spacesDir, name), s.meta, DefaultWriterConfig())
 	if err != nil {
 		_ = pages.Abort()
 		return err
@@ -274,7 +323,7 @@ func (s *partSink) open() error {
 
 // finish closes the open part: the spaces file first, so that a pages part
 // (what a resume counts as done) never exists without its spaces part.
-func (s *partSink) finish() error {
+func (s *Parts) finish() error {
 	if s.pages == nil {
 		return nil
 	}
@@ -293,7 +342,7 @@ func (s *partSink) finish() error {
 }
 
 // abort discards the open part.
-func (s *partSink) abort() {
+func (s *Parts) abort() {
 	if s.pages != nil {
 		_ = s.pages.Abort()
 		_ = s.spaces.Abort()
@@ -302,7 +351,7 @@ func (s *partSink) abort() {
 }
 
 // fail makes err sticky.
-func (s *partSink) fail(err error) error {
+func (s *Parts) fail(err error) error {
 	if err != nil && s.err == nil {
 		s.err = err
 		s.abort()
