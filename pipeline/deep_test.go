@@ -14,6 +14,7 @@ import (
 
 	"actionspace/corpora"
 	"actionspace/dataset"
+	"actionspace/llm"
 	"actionspace/metrics"
 	"actionspace/render"
 )
@@ -84,8 +85,8 @@ func TestCrawl_DeepMode(t *testing.T) {
 	}
 	defer srv.Close()
 	chat := &chatServer{}
-	llm := httptest.NewServer(chat)
-	defer llm.Close()
+	chatSrv := httptest.NewServer(chat)
+	defer chatSrv.Close()
 	cacheDir := t.TempDir()
 
 	crawl := func() []dataset.SpaceRow {
@@ -97,9 +98,9 @@ func TestCrawl_DeepMode(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lc := render.DefaultLLMConfig()
-		lc.BaseURL, lc.Model = llm.URL+"/v1", "test-model"
-		client, err := render.NewOpenAIClient(lc)
+		lc := llm.DefaultConfig()
+		lc.BaseURL, lc.Model = chatSrv.URL+"/v1", "test-model"
+		client, err := llm.NewClient(lc)
 		if err != nil {
 			t.Fatal(err)
 		}

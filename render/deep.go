@@ -176,12 +176,12 @@ type DeepSpace struct {
 // token count, LLMRan false, Calls 0, nil API figures, Coverage 0 and an
 // empty Text (the caller decides what to store as the action space).
 //
-// It fails when a call fails after its retries (an [*LLMError] or the
-// context's error) or when the first round's reply stays unparseable
-// ([ErrUnparseable]); the returned DeepSpace then still holds the
-// accounting of the calls made and what was described so far. An
-// incremental round or a classification that stays unparseable ends that
-// step without an error.
+// It fails when a call fails after its retries (the client's error, such
+// as an [*actionspace/llm.Error], or the context's) or when the first
+// round's reply stays unparseable ([ErrUnparseable]); the returned
+// DeepSpace then still holds the accounting of the calls made and what
+// was described so far. An incremental round or a classification that
+// stays unparseable ends that step without an error.
 func (d *Deep) Render(ctx context.Context, v *dom.View) (DeepSpace, error) {
 	if err := d.Validate(); err != nil {
 		return DeepSpace{}, err
@@ -442,22 +442,16 @@ func (r *run) complete(ctx context.Context, req ChatRequest) (ChatResponse, erro
 	start := time.Now()
 	resp, err := d.Client.Complete(ctx, req)
 	wall := time.Since(start)
-	if err != nil {
-		var le *LLMError
-		if errors.As(err, &le) {
-			out.Calls += le.Attempts
-			out.LLMTime += le.Elapsed
-		} else {
-			out.Calls++
-			out.LLMTime += wall
-		}
-		return resp, fmt.Errorf("deep render: %w", err)
-	}
 	out.Calls += max(resp.Attempts, 1)
-	if resp.Elapsed > 0 {
+	// A failed call that made requests reports its time even when it is
+	// zero (see ChatClient).
+	if resp.Elapsed > 0 || (err != nil && resp.Attempts > 0) {
 		out.LLMTime += resp.Elapsed
 	} else {
 		out.LLMTime += wall
+	}
+	if err != nil {
+		return resp, fmt.Errorf("deep render: %w", err)
 	}
 	if d.Cache != nil {
 		err := d.Cache.Put(key, CachedReply{Model: req.Model, Content: resp.Content, Usage: resp.Usage,

@@ -10,68 +10,18 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"actionspace/dom"
+	"actionspace/internal/deeptest"
 	"actionspace/metrics"
 )
 
-var testCounter = sync.OnceValues(func() (*metrics.Counter, error) {
-	return metrics.NewCounter(metrics.CL100K, metrics.O200K)
-})
-
-func mustCounter(t testing.TB) *metrics.Counter {
-	t.Helper()
-	c, err := testCounter()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-// loginView is a small synthetic page with five IDs, in document order
-// I1 B1 B2 L1 L2.
-func loginView() *dom.View {
-	checked := 0
-	c := &dom.Capture{Version: dom.CaptureVersion, Page: dom.PageInfo{
-		URL: "http://shop.test/login", Title: "Log in", ViewportWidth: 1280, ViewportHeight: 720,
-		DocWidth: 1280, DocHeight: 720, Time: 1764547200000}}
-	add := func(n dom.Node) int {
-		n.Visible = true
-		if n.Rect == (dom.Rect{}) {
-			n.Rect = dom.Rect{10, 100, 100, 20}
-		}
-		c.Nodes = append(c.Nodes, n)
-		return len(c.Nodes) - 1
-	}
-	html := add(dom.Node{Kind: dom.ElementNode, Parent: -1, Tag: "html", Block: 1})
-	body := add(dom.Node{Kind: dom.ElementNode, Parent: html, Tag: "body", Block: 1})
-	main := add(dom.Node{Kind: dom.ElementNode, Parent: body, Tag: "main", Block: 1})
-	h1 := add(dom.Node{Kind: dom.ElementNode, Parent: main, Tag: "h1", Block: 1})
-	add(dom.Node{Kind: dom.TextNode, Parent: h1, Text: "Sign in"})
-	form := add(dom.Node{Kind: dom.ElementNode, Parent: main, Tag: "form", Block: 1, Attrs: [][2]string{{"action", "/session"}}})
-	add(dom.Node{Kind: dom.ElementNode, Parent: form, Tag: "input", Signals: []string{"tag"},
-		Attrs: [][2]string{{"type", "email"}, {"name", "email"}, {"placeholder", "Email"}}})
-	add(dom.Node{Kind: dom.ElementNode, Parent: form, Tag: "input", Signals: []string{"tag"}, Checked: &checked,
-		Attrs: [][2]string{{"type", "checkbox"}, {"name", "remember"}}})
-	btn := add(dom.Node{Kind: dom.ElementNode, Parent: form, Tag: "button", Signals: []string{"tag"}, Attrs: [][2]string{{"type", "submit"}}})
-	add(dom.Node{Kind: dom.TextNode, Parent: btn, Text: "Sign in"})
-	nav := add(dom.Node{Kind: dom.ElementNode, Parent: body, Tag: "nav", Block: 1, Attrs: [][2]string{{"aria-label", "Main"}}})
-	a1 := add(dom.Node{Kind: dom.ElementNode, Parent: nav, Tag: "a", Signals: []string{"tag"}, Attrs: [][2]string{{"href", "/"}}})
-	add(dom.Node{Kind: dom.TextNode, Parent: a1, Text: "Home"})
-	a2 := add(dom.Node{Kind: dom.ElementNode, Parent: nav, Tag: "a", Signals: []string{"tag"}, Attrs: [][2]string{{"href", "/signup"}}})
-	add(dom.Node{Kind: dom.TextNode, Parent: a2, Text: "Sign up"})
-	p := add(dom.Node{Kind: dom.ElementNode, Parent: body, Tag: "p", Block: 1})
-	add(dom.Node{Kind: dom.TextNode, Parent: p, Text: "Forgot your password?"})
-	return dom.NewTree(c).Select(dom.Options{Expansion: 0})
-}
-
 func TestPromptTree_Login(t *testing.T) {
-	got := PromptTree(loginView())
+	got := PromptTree(deeptest.LoginView())
 	want := `Page: Log in (http://shop.test/login)
 main
   h1 "Sign in"
@@ -89,74 +39,21 @@ navigation "Main"
 	}
 }
 
-// newDeep returns a renderer talking to the fake server.
-func newDeep(t testing.TB, f *fakeLLM, cache *Cache) *Deep {
+// newDeep returns a renderer calling c (a dry run when c is nil).
+func newDeep(t testing.TB, c *scriptedClient, cache *Cache) *Deep {
 	t.Helper()
-	var client ChatClient
-	if f != nil {
-		c, err := NewOpenAIClient(LLMConfig{BaseURL: f.url(), Model: "test-model", APIKey: "sk-test-secret", Logger: quietLogger()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.backoff = time.Millisecond
-		client = c
+	d := &Deep{Model: "test-model", Cache: cache, Counter: deeptest.Counter(t), Logger: quietLogger()}
+	if c != nil {
+		d.Client = c
 	}
-	return &Deep{Client: client, Model: "test-model", Cache: cache, Counter: mustCounter(t), Logger: quietLogger()}
+	return d
 }
-
-// checkAccounting asserts that the render's figures match the server's
-// log: HTTP requests, usage sums, and the local count of the messages the
-// server received in the requests it answered.
-func checkAccounting(t *testing.T, f *fakeLLM, got DeepSpace, usageKnown bool) {
-	t.Helper()
-	if got.Calls != f.calls() {
-		t.Errorf("Calls = %d, server saw %d requests", got.Calls, f.calls())
-	}
-	if usageKnown {
-		if got.PromptTokensAPI == nil || got.CompletionTokensAPI == nil {
-			t.Fatalf("API token figures are nil, want the server's sums")
-		}
-		if *got.PromptTokensAPI != f.prompt || *got.CompletionTokensAPI != f.completion {
-			t.Errorf("API tokens = %d/%d, server reported %d/%d", *got.PromptTokensAPI, *got.CompletionTokensAPI, f.prompt, f.completion)
-		}
-	} else if got.PromptTokensAPI != nil || got.CompletionTokensAPI != nil {
-		t.Errorf("API token figures set although usage was missing")
-	}
-	var local int64
-	for _, r := range f.answered {
-		n, err := mustCounter(t).Count(metrics.CL100K, JoinMessages(r.Messages))
-		if err != nil {
-			t.Fatal(err)
-		}
-		local += n
-	}
-	if got.PromptTokensLocal != local {
-		t.Errorf("PromptTokensLocal = %d, want %d (cl100k of the answered requests' messages)", got.PromptTokensLocal, local)
-	}
-	if got.LLMTime <= 0 && got.Calls > 0 {
-		t.Errorf("LLMTime = %v, want > 0", got.LLMTime)
-	}
-}
-
-const loginAllText = `A test page.
-# Form
-* I1: Use I1 (value: string)
-# Actions
-* B1: Use B1
-* B2: Use B2
-# Navigation
-* L1: Use L1
-* L2: Use L2
-`
 
 // describeFirst describes only the first requested ID.
-func describeFirst() fakeStep {
-	var mu sync.Mutex
-	return func(req fakeRequest) fakeReply {
-		mu.Lock()
-		defer mu.Unlock()
+func describeFirst() step {
+	return func(req ChatRequest) reply {
 		first := ""
-		if ids := requestedIDs(req); len(ids) > 0 {
+		if ids := deeptest.RequestedIDs(firstUser(req.Messages)); len(ids) > 0 {
 			first = ids[0]
 		}
 		return describe(func(id string) bool { return id == first })(req)
@@ -169,7 +66,7 @@ func TestDeep_Render(t *testing.T) {
 		`{"id":"L1","description":"Use L1","category":"Navigation","params":""},{"id":"L2","description":"Use L2","category":"Navigation","params":""}]}`
 	tests := []struct {
 		name             string
-		steps            []fakeStep
+		steps            []step
 		repeat           bool
 		wantCalls        int
 		wantRounds       int
@@ -178,19 +75,18 @@ func TestDeep_Render(t *testing.T) {
 		wantDropped      int
 		wantText         string
 		noUsage          bool
-		check            func(t *testing.T, f *fakeLLM, got DeepSpace)
+		check            func(t *testing.T, c *scriptedClient, got DeepSpace)
 	}{
 		{
 			name:  "complete reply",
-			steps: []fakeStep{describeAll()}, wantCalls: 1, wantRounds: 1, wantCoverage: 1, wantText: loginAllText,
-			check: func(t *testing.T, f *fakeLLM, got DeepSpace) {
-				r := f.request(0)
-				if r.ResponseFormat == nil || r.ResponseFormat.Type != "json_schema" || !r.ResponseFormat.JSONSchema.Strict ||
-					r.ResponseFormat.JSONSchema.Name != "action_tags" {
-					t.Errorf("response_format = %+v, want a strict json_schema", r.ResponseFormat)
+			steps: []step{describeAll()}, wantCalls: 1, wantRounds: 1, wantCoverage: 1, wantText: deeptest.LoginAllText,
+			check: func(t *testing.T, c *scriptedClient, got DeepSpace) {
+				r := c.request(0)
+				if r.Schema == nil || !r.Schema.Strict || r.Schema.Name != "action_tags" || !json.Valid(r.Schema.Schema) {
+					t.Errorf("schema = %+v, want the strict action_tags schema", r.Schema)
 				}
-				if r.Temperature == nil || *r.Temperature != 0 || string(r.Raw["temperature"]) != "0" {
-					t.Errorf("temperature = %s, want 0", r.Raw["temperature"])
+				if r.Temperature != 0 {
+					t.Errorf("temperature = %v, want 0", r.Temperature)
 				}
 				if r.Seed == nil || *r.Seed != DeepSeed {
 					t.Errorf("seed = %v, want %d", r.Seed, DeepSeed)
@@ -204,27 +100,27 @@ func TestDeep_Render(t *testing.T) {
 				if got.Descriptions["I1"] != (Description{Description: "Use I1", Category: "Form", Params: "value: string", Round: 1}) {
 					t.Errorf("I1 = %+v", got.Descriptions["I1"])
 				}
-				if !strings.HasPrefix(got.Perception, "[Start of page]\nURL: http://shop.test/login\n") || !strings.Contains(got.Perception, loginAllText) {
+				if !strings.HasPrefix(got.Perception, "[Start of page]\nURL: http://shop.test/login\n") || !strings.Contains(got.Perception, deeptest.LoginAllText) {
 					t.Errorf("Perception:\n%s", got.Perception)
 				}
 			},
 		},
 		{
 			name:      "partial reply forces incremental rounds",
-			steps:     []fakeStep{describe(func(id string) bool { return id[0] != 'L' }), describe(func(id string) bool { return id == "L1" }), describeAll()},
-			wantCalls: 3, wantRounds: 3, wantCoverage: 1, wantText: loginAllText,
-			check: func(t *testing.T, f *fakeLLM, got DeepSpace) {
+			steps:     []step{describe(func(id string) bool { return id[0] != 'L' }), describe(func(id string) bool { return id == "L1" }), describeAll()},
+			wantCalls: 3, wantRounds: 3, wantCoverage: 1, wantText: deeptest.LoginAllText,
+			check: func(t *testing.T, c *scriptedClient, got DeepSpace) {
 				for i, want := range [][]string{{"I1", "B1", "B2", "L1", "L2"}, {"L1", "L2"}, {"L2"}} {
-					r := f.request(i)
-					if ids := requestedIDs(r); !slices.Equal(ids, want) {
+					u := firstUser(c.request(i).Messages)
+					if ids := deeptest.RequestedIDs(u); !slices.Equal(ids, want) {
 						t.Errorf("request %d asks for %v, want %v", i, ids, want)
 					}
-					if !strings.Contains(r.user(), "Page tree:\nPage: Log in") || !strings.Contains(r.user(), "[I1] textbox") {
-						t.Errorf("request %d does not carry the page tree:\n%s", i, r.user())
+					if !strings.Contains(u, "Page tree:\nPage: Log in") || !strings.Contains(u, "[I1] textbox") {
+						t.Errorf("request %d does not carry the page tree:\n%s", i, u)
 					}
 				}
-				if !strings.Contains(f.request(1).user(), "Describe only these actions (2): L1, L2.") {
-					t.Errorf("second request:\n%s", f.request(1).user())
+				if u := firstUser(c.request(1).Messages); !strings.Contains(u, "Describe only these actions (2): L1, L2.") {
+					t.Errorf("second request:\n%s", u)
 				}
 				if d := got.Descriptions["L2"]; d.Round != 3 {
 					t.Errorf("L2 described in round %d, want 3", d.Round)
@@ -232,83 +128,77 @@ func TestDeep_Render(t *testing.T) {
 			},
 		},
 		{
-			name: "rounds stop at the cap", steps: []fakeStep{describeFirst()}, repeat: true,
+			name: "rounds stop at the cap", steps: []step{describeFirst()}, repeat: true,
 			wantCalls: 4, wantRounds: 4, wantCoverage: 0.8,
 			wantText: "A test page.\n# Form\n* I1: Use I1 (value: string)\n# Actions\n* B1: Use B1\n* B2: Use B2\n# Navigation\n* L1: Use L1\n",
 		},
 		{
-			name: "rounds stop when one adds nothing", steps: []fakeStep{describe(func(id string) bool { return id != "L2" })}, repeat: true,
+			name: "rounds stop when one adds nothing", steps: []step{describe(func(id string) bool { return id != "L2" })}, repeat: true,
 			wantCalls: 2, wantRounds: 2, wantCoverage: 0.8,
 			wantText: "A test page.\n# Form\n* I1: Use I1 (value: string)\n# Actions\n* B1: Use B1\n* B2: Use B2\n# Navigation\n* L1: Use L1\n",
 		},
 		{
 			name:  "malformed reply then a good one",
-			steps: []fakeStep{say("Sorry, I cannot help with that."), describeAll()}, wantCalls: 2, wantRounds: 1, wantCoverage: 1, wantText: loginAllText,
-			check: func(t *testing.T, f *fakeLLM, got DeepSpace) {
-				msgs := f.request(1).Messages
+			steps: []step{say("Sorry, I cannot help with that."), describeAll()}, wantCalls: 2, wantRounds: 1, wantCoverage: 1, wantText: deeptest.LoginAllText,
+			check: func(t *testing.T, c *scriptedClient, got DeepSpace) {
+				msgs := c.request(1).Messages
 				if len(msgs) != 4 || msgs[2].Role != RoleAssistant || msgs[2].Content != "Sorry, I cannot help with that." ||
 					msgs[3].Role != RoleUser || !strings.Contains(msgs[3].Content, "could not be read") {
 					t.Errorf("retry conversation = %+v", msgs)
 				}
-				if f.request(1).ResponseFormat == nil {
-					t.Error("retry dropped response_format")
+				if c.request(1).Schema == nil {
+					t.Error("retry dropped the schema")
 				}
 			},
 		},
 		{
-			name: "429 then success",
-			steps: []fakeStep{fail(429, `{"error":{"message":"rate limited","type":"rate_limit"}}`, map[string]string{"Retry-After": "0"}),
-				describeAll()},
-			wantCalls: 2, wantRounds: 1, wantCoverage: 1, wantText: loginAllText,
-		},
-		{
-			name: "500 twice then success", steps: []fakeStep{fail(500, "oops", nil), fail(503, "", nil), describeAll()},
-			wantCalls: 3, wantRounds: 1, wantCoverage: 1, wantText: loginAllText,
+			// The client retried a 429 (or 5xx) before its reply: the
+			// render counts every HTTP request (the HTTP side: package llm).
+			name:  "client retries are counted",
+			steps: []step{retried(3, describeAll())}, wantCalls: 3, wantRounds: 1, wantCoverage: 1, wantText: deeptest.LoginAllText,
 		},
 		{
 			name: "unknown IDs are dropped and counted",
-			steps: []fakeStep{say(strings.Replace(good, `"actions":[`, `"actions":[{"id":"B9","description":"Ghost","category":"X","params":""},`+
+			steps: []step{say(strings.Replace(good, `"actions":[`, `"actions":[{"id":"B9","description":"Ghost","category":"X","params":""},`+
 				`{"id":"Z1","description":"Ghost","category":"X","params":""},{"id":"I1","description":"","category":"Form","params":""},`+
 				`{"id":"not an id","description":"Ghost","category":"X","params":""},`, 1))},
-			wantCalls: 1, wantRounds: 1, wantCoverage: 1, wantHallucinated: 2, wantDropped: 2, wantText: loginAllText,
+			wantCalls: 1, wantRounds: 1, wantCoverage: 1, wantHallucinated: 2, wantDropped: 2, wantText: deeptest.LoginAllText,
 		},
 		{
 			name:      "server without structured output",
-			steps:     []fakeStep{fail(400, `{"error":{"message":"Unsupported parameter: response_format"}}`, nil), fakeTag()},
+			steps:     []step{fakeTag(2)},
 			wantCalls: 2, wantRounds: 1, wantCoverage: 1,
 			wantText: "A test page.\n# Form\n* I1: Use I1\n# Actions\n* B1: Use B1\n* B2: Use B2\n# Navigation\n* L1: Use L1\n* L2: Use L2\n",
-			check: func(t *testing.T, f *fakeLLM, got DeepSpace) {
-				if f.request(0).ResponseFormat == nil {
-					t.Error("first request had no response_format")
+			check: func(t *testing.T, c *scriptedClient, got DeepSpace) {
+				r := c.request(0)
+				if r.Schema == nil || len(r.FallbackMessages) != 2 {
+					t.Errorf("request has schema %v and %d fallback messages, want both", r.Schema, len(r.FallbackMessages))
 				}
-				r := f.request(1)
-				if r.ResponseFormat != nil || r.Raw["response_format"] != nil {
-					t.Errorf("fallback request still has response_format %s", r.Raw["response_format"])
+				if sys := r.FallbackMessages[0].Content; !strings.Contains(sys, "SUMMARY:") || strings.Contains(sys, "JSON object") {
+					t.Errorf("fallback system prompt does not describe the tagged format:\n%s", sys)
 				}
-				if !strings.Contains(r.Messages[0].Content, "SUMMARY:") || strings.Contains(r.Messages[0].Content, "JSON object") {
-					t.Errorf("fallback system prompt does not describe the tagged format:\n%s", r.Messages[0].Content)
+				if !strings.Contains(r.Messages[0].Content, "JSON object") {
+					t.Errorf("structured system prompt does not ask for JSON:\n%s", r.Messages[0].Content)
 				}
 			},
 		},
 		{
 			name:      "JSON in fences with trailing text",
-			steps:     []fakeStep{say("Here you go:\n```json\n" + good + "\n```\nLet me know if you need more.")},
-			wantCalls: 1, wantRounds: 1, wantCoverage: 1, wantText: loginAllText,
+			steps:     []step{say("Here you go:\n```json\n" + good + "\n```\nLet me know if you need more.")},
+			wantCalls: 1, wantRounds: 1, wantCoverage: 1, wantText: deeptest.LoginAllText,
 		},
 		{
-			name: "server reports no usage",
-			steps: []fakeStep{func(req fakeRequest) fakeReply {
-				return fakeReply{content: good}
-			}},
-			wantCalls: 1, wantRounds: 1, wantCoverage: 1, wantText: loginAllText, noUsage: true,
+			name:      "server reports no usage",
+			steps:     []step{func(ChatRequest) reply { return reply{content: good, noUsage: true} }},
+			wantCalls: 1, wantRounds: 1, wantCoverage: 1, wantText: deeptest.LoginAllText, noUsage: true,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFakeLLM(t, tt.steps...)
-			f.repeat = tt.repeat
-			d := newDeep(t, f, nil)
-			got, err := d.Render(context.Background(), loginView())
+			c := newScripted(t, tt.steps...)
+			c.repeat = tt.repeat
+			d := newDeep(t, c, nil)
+			got, err := d.Render(context.Background(), deeptest.LoginView())
 			if err != nil {
 				t.Fatalf("Render: %v", err)
 			}
@@ -327,49 +217,96 @@ func TestDeep_Render(t *testing.T) {
 			if !got.LLMRan || got.Model != "test-model" || got.CacheHits != 0 {
 				t.Errorf("LLMRan, Model, CacheHits = %v, %q, %d", got.LLMRan, got.Model, got.CacheHits)
 			}
-			if got.Fast.ActionSpace != Fast(loginView()).ActionSpace {
+			if got.Fast.ActionSpace != Fast(deeptest.LoginView()).ActionSpace {
 				t.Error("Fast is not the fast rendering of the view")
 			}
-			checkAccounting(t, f, got, !tt.noUsage)
+			checkAccounting(t, c, got, !tt.noUsage)
 			if tt.check != nil {
-				tt.check(t, f, got)
+				tt.check(t, c, got)
 			}
 		})
 	}
 }
 
-func TestDeep_FallbackIsRemembered(t *testing.T) {
-	f := newFakeLLM(t, fail(400, `{"error":{"message":"response_format not supported"}}`, nil), fakeTag(), fakeTag())
-	d := newDeep(t, f, nil)
-	for i := range 2 {
-		got, err := d.Render(context.Background(), loginView())
+// TestDeep_FallbackCounted renders twice through a client that answers
+// the tagged-text variant: the local count covers the fallback messages
+// actually sent, and the re-ask after a bad reply keeps to that variant.
+func TestDeep_FallbackCounted(t *testing.T) {
+	c := newScripted(t, fakeTag(2), func(ChatRequest) reply { return reply{content: "no idea", fallback: true} }, fakeTag(1))
+	d := newDeep(t, c, nil)
+	for i, wantCalls := range []int{2, 2} {
+		before := c.wantAccounting(t, true)
+		got, err := d.Render(context.Background(), deeptest.LoginView())
 		if err != nil {
 			t.Fatalf("render %d: %v", i, err)
 		}
-		if got.Coverage != 1 {
-			t.Errorf("render %d: coverage %v", i, got.Coverage)
+		if got.Coverage != 1 || got.Calls != wantCalls {
+			t.Errorf("render %d: coverage %v, calls %d, want 1, %d", i, got.Coverage, got.Calls, wantCalls)
 		}
-		// The local count covers the fallback messages actually sent.
-		checkAccountingFrom(t, f, got, i)
+		after := c.wantAccounting(t, true)
+		if got.PromptTokensLocal != after.Local-before.Local || got.PromptTokensLocal == 0 {
+			t.Errorf("render %d: PromptTokensLocal = %d, want %d", i, got.PromptTokensLocal, after.Local-before.Local)
+		}
 	}
-	if n := f.calls(); n != 3 {
-		t.Fatalf("server saw %d requests, want 3 (400, fallback, fallback)", n)
-	}
-	if f.request(2).ResponseFormat != nil {
-		t.Error("the client sent response_format again after the server rejected it")
+	reask := c.request(2)
+	if reask.Schema != nil || reask.FallbackMessages != nil || !strings.Contains(reask.Messages[0].Content, "SUMMARY:") ||
+		!strings.Contains(reask.Messages[3].Content, "exactly the format described above") {
+		t.Errorf("re-ask after a bad tagged reply = %+v", reask)
 	}
 }
 
-// checkAccountingFrom checks the local count of render i of a sequence
-// where each render's answered requests are one fallback request.
-func checkAccountingFrom(t *testing.T, f *fakeLLM, got DeepSpace, i int) {
-	t.Helper()
-	n, err := mustCounter(t).Count(metrics.CL100K, JoinMessages(f.answered[i].Messages))
-	if err != nil {
-		t.Fatal(err)
+// clientFunc adapts a function to ChatClient.
+type clientFunc func(ctx context.Context, req ChatRequest) (ChatResponse, error)
+
+func (f clientFunc) Complete(ctx context.Context, req ChatRequest) (ChatResponse, error) {
+	return f(ctx, req)
+}
+
+// TestDeep_CallCost checks how the render counts a call by what its
+// client reports (the contract on ChatClient).
+func TestDeep_CallCost(t *testing.T) {
+	errDown := errors.New("server down")
+	const pause = 5 * time.Millisecond
+	tests := []struct {
+		name      string
+		resp      ChatResponse
+		err       error
+		wantCalls int
+		// wantTime is the LLMTime wanted; -1 means the wall time of the call.
+		wantTime time.Duration
+	}{
+		{"success that says its cost", ChatResponse{Attempts: 2, Elapsed: 3 * time.Millisecond}, nil, 2, 3 * time.Millisecond},
+		{"success that says nothing", ChatResponse{}, nil, 1, -1},
+		{"failure that says its cost", ChatResponse{Attempts: 4, Elapsed: 7 * time.Millisecond}, errDown, 4, 7 * time.Millisecond},
+		{"failure before any HTTP time", ChatResponse{Attempts: 1}, errDown, 1, 0},
+		{"failure that says nothing", ChatResponse{}, errDown, 1, -1},
 	}
-	if got.PromptTokensLocal != n {
-		t.Errorf("render %d: PromptTokensLocal = %d, want %d", i, got.PromptTokensLocal, n)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := newDeep(t, nil, nil)
+			d.MaxParseRetries, d.MaxExtraRounds = -1, -1
+			d.Client = clientFunc(func(_ context.Context, req ChatRequest) (ChatResponse, error) {
+				time.Sleep(pause)
+				resp := tt.resp
+				if tt.err == nil {
+					resp.Content, resp.Structured = deeptest.Describe(firstUser(req.Messages), nil), true
+				}
+				return resp, tt.err
+			})
+			got, err := d.Render(context.Background(), deeptest.LoginView())
+			if !errors.Is(err, tt.err) {
+				t.Fatalf("err = %v, want %v", err, tt.err)
+			}
+			if got.Calls != tt.wantCalls {
+				t.Errorf("Calls = %d, want %d", got.Calls, tt.wantCalls)
+			}
+			if tt.wantTime >= 0 && got.LLMTime != tt.wantTime {
+				t.Errorf("LLMTime = %v, want %v", got.LLMTime, tt.wantTime)
+			}
+			if tt.wantTime < 0 && got.LLMTime < pause {
+				t.Errorf("LLMTime = %v, want the wall time of the call (at least %v)", got.LLMTime, pause)
+			}
+		})
 	}
 }
 
@@ -379,11 +316,11 @@ func TestDeep_CachedRerun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := newFakeLLM(t, say("no idea"), describe(func(id string) bool { return id[0] != 'L' }), describeAll())
-	d := newDeep(t, f, cache)
+	c := newScripted(t, say("no idea"), describe(func(id string) bool { return id[0] != 'L' }), describeAll())
+	d := newDeep(t, c, cache)
 	d.ClassifyPage = true
-	f.steps = append(f.steps, say(`{"category": "login"}`))
-	first, err := d.Render(context.Background(), loginView())
+	c.steps = append(c.steps, say(`{"category": "login"}`))
+	first, err := d.Render(context.Background(), deeptest.LoginView())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,16 +328,16 @@ func TestDeep_CachedRerun(t *testing.T) {
 		t.Fatalf("first run: calls %d, hits %d, category %q, coverage %v", first.Calls, first.CacheHits, first.PageCategory, first.Coverage)
 	}
 
-	// A new server that must not be called, a new client and renderer.
-	f2 := newFakeLLM(t)
-	d2 := newDeep(t, f2, cache)
+	// A new client that must not be called, and a new renderer.
+	c2 := newScripted(t)
+	d2 := newDeep(t, c2, cache)
 	d2.ClassifyPage = true
-	second, err := d2.Render(context.Background(), loginView())
+	second, err := d2.Render(context.Background(), deeptest.LoginView())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := f2.calls(); n != 0 {
-		t.Errorf("cached rerun made %d HTTP calls, want 0", n)
+	if n := len(c2.received()); n != 0 {
+		t.Errorf("cached rerun made %d calls, want 0", n)
 	}
 	if second.Calls != 0 || second.CacheHits != 4 || second.LLMTime != 0 {
 		t.Errorf("cached rerun: calls %d, hits %d, llm time %v; want 0, 4, 0", second.Calls, second.CacheHits, second.LLMTime)
@@ -414,7 +351,7 @@ func TestDeep_CachedRerun(t *testing.T) {
 	if string(ja) != string(jb) {
 		t.Errorf("cached rerun differs:\n%s\n%s", ja, jb)
 	}
-	if first.Text != second.Text || first.Text != loginAllText {
+	if first.Text != second.Text || first.Text != deeptest.LoginAllText {
 		t.Errorf("texts differ:\n%s\n%s", first.Text, second.Text)
 	}
 	entries, _ := filepath.Glob(filepath.Join(dir, "*", "*", "*.json"))
@@ -426,7 +363,7 @@ func TestDeep_CachedRerun(t *testing.T) {
 func TestDeep_DryRun(t *testing.T) {
 	d := newDeep(t, nil, nil)
 	d.Model = "planned-model"
-	got, err := d.Render(context.Background(), loginView())
+	got, err := d.Render(context.Background(), deeptest.LoginView())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,24 +371,24 @@ func TestDeep_DryRun(t *testing.T) {
 		got.Coverage != 0 || got.Text != "" || got.Perception != "" || got.LLMTime != 0 {
 		t.Errorf("dry run = %+v", got)
 	}
-	want, err := mustCounter(t).Count(metrics.CL100K, got.Prompt)
+	want, err := deeptest.Counter(t).Count(metrics.CL100K, got.Prompt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.PromptTokensLocal != want || want == 0 {
 		t.Errorf("PromptTokensLocal = %d, want %d", got.PromptTokensLocal, want)
 	}
-	if !strings.Contains(got.Prompt, PromptTree(loginView())) || !strings.HasPrefix(got.Prompt, "system\nYou label the actions") ||
+	if !strings.Contains(got.Prompt, PromptTree(deeptest.LoginView())) || !strings.HasPrefix(got.Prompt, "system\nYou label the actions") ||
 		!strings.Contains(got.Prompt, "\n\nuser\nPage tree:\n") {
 		t.Errorf("Prompt:\n%s", got.Prompt)
 	}
 	// The dry-run prompt is exactly what a real first round sends.
-	f := newFakeLLM(t, describeAll())
-	live, err := newDeep(t, f, nil).Render(context.Background(), loginView())
+	c := newScripted(t, describeAll())
+	live, err := newDeep(t, c, nil).Render(context.Background(), deeptest.LoginView())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if JoinMessages(f.request(0).Messages) != got.Prompt || live.Prompt != got.Prompt {
+	if JoinMessages(c.request(0).Messages) != got.Prompt || live.Prompt != got.Prompt {
 		t.Error("dry-run prompt differs from the first request sent")
 	}
 	if live.PromptTokensLocal != got.PromptTokensLocal {
@@ -460,32 +397,28 @@ func TestDeep_DryRun(t *testing.T) {
 }
 
 func TestDeep_Errors(t *testing.T) {
+	errDown := errors.New("HTTP 502 Bad Gateway")
 	tests := []struct {
 		name      string
-		steps     []fakeStep
+		steps     []step
 		wantCalls int
 		wantErr   func(error) bool
 	}{
-		{"unparseable after retries", []fakeStep{say("nope")}, 4, func(err error) bool { return errors.Is(err, ErrUnparseable) }},
-		{"server error after retries", []fakeStep{fail(502, "bad gateway", nil)}, 4, func(err error) bool {
-			var le *LLMError
-			return errors.As(err, &le) && le.StatusCode == 502 && le.Attempts == 4
-		}},
-		{"400 without schema problem", []fakeStep{fail(400, `{"error":{"message":"context too long"}}`, nil)}, 2, func(err error) bool {
-			var le *LLMError
-			return errors.As(err, &le) && le.StatusCode == 400 && strings.Contains(err.Error(), "context too long")
+		{"unparseable after retries", []step{say("nope")}, 4, func(err error) bool { return errors.Is(err, ErrUnparseable) }},
+		{"client error after its retries", []step{failing(4, errDown)}, 4, func(err error) bool {
+			return errors.Is(err, errDown) && strings.HasPrefix(err.Error(), "deep render: ")
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFakeLLM(t, tt.steps...)
-			f.repeat = true
-			got, err := newDeep(t, f, nil).Render(context.Background(), loginView())
+			c := newScripted(t, tt.steps...)
+			c.repeat = true
+			got, err := newDeep(t, c, nil).Render(context.Background(), deeptest.LoginView())
 			if err == nil || !tt.wantErr(err) {
 				t.Fatalf("err = %v", err)
 			}
-			if got.Calls != tt.wantCalls || f.calls() != tt.wantCalls {
-				t.Errorf("calls = %d (server %d), want %d", got.Calls, f.calls(), tt.wantCalls)
+			if want := c.wantAccounting(t, true); got.Calls != tt.wantCalls || want.Calls != tt.wantCalls || got.LLMTime != want.LLMTime {
+				t.Errorf("calls = %d (client %d), llm time %v (client %v), want %d calls", got.Calls, want.Calls, got.LLMTime, want.LLMTime, tt.wantCalls)
 			}
 			if got.Rounds != 1 || got.Coverage != 0 || got.Text != "" {
 				t.Errorf("rounds %d coverage %v text %q", got.Rounds, got.Coverage, got.Text)
@@ -495,44 +428,44 @@ func TestDeep_Errors(t *testing.T) {
 }
 
 func TestDeep_ClassifyPage(t *testing.T) {
-	f := newFakeLLM(t, describeAll(), say("CATEGORY: Login"))
-	d := newDeep(t, f, nil)
+	c := newScripted(t, describeAll(), say("CATEGORY: Login"))
+	d := newDeep(t, c, nil)
 	d.ClassifyPage = true
-	got, err := d.Render(context.Background(), loginView())
+	got, err := d.Render(context.Background(), deeptest.LoginView())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.PageCategory != "login" || got.Calls != 2 || got.Rounds != 1 {
 		t.Errorf("category %q, calls %d, rounds %d", got.PageCategory, got.Calls, got.Rounds)
 	}
-	if r := f.request(1); r.ResponseFormat == nil || r.ResponseFormat.JSONSchema.Name != "page_category" {
-		t.Errorf("classification request response_format = %+v", r.ResponseFormat)
+	if r := c.request(1); r.Schema == nil || r.Schema.Name != "page_category" {
+		t.Errorf("classification request schema = %+v", r.Schema)
 	}
-	checkAccounting(t, f, got, true)
+	checkAccounting(t, c, got, true)
 }
 
 func TestDeep_NoIDs(t *testing.T) {
-	c := &dom.Capture{Version: dom.CaptureVersion, Page: dom.PageInfo{URL: "http://x.test/", Title: "Empty", ViewportWidth: 800, ViewportHeight: 600, DocWidth: 800, DocHeight: 600}}
-	c.Nodes = []dom.Node{
+	cp := &dom.Capture{Version: dom.CaptureVersion, Page: dom.PageInfo{URL: "http://x.test/", Title: "Empty", ViewportWidth: 800, ViewportHeight: 600, DocWidth: 800, DocHeight: 600}}
+	cp.Nodes = []dom.Node{
 		{Kind: dom.ElementNode, Parent: -1, Tag: "html", Block: 1, Visible: true, Rect: dom.Rect{0, 0, 800, 600}},
 		{Kind: dom.TextNode, Parent: 0, Text: "Nothing here", Visible: true, Rect: dom.Rect{0, 0, 100, 20}},
 	}
-	v := dom.NewTree(c).Select(dom.Options{})
-	f := newFakeLLM(t, say(`{"summary":"An empty page.","actions":[]}`))
-	got, err := newDeep(t, f, nil).Render(context.Background(), v)
+	v := dom.NewTree(cp).Select(dom.Options{})
+	c := newScripted(t, say(`{"summary":"An empty page.","actions":[]}`))
+	got, err := newDeep(t, c, nil).Render(context.Background(), v)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Coverage != 1 || got.Calls != 1 || got.Text != "An empty page.\n" {
 		t.Errorf("coverage %v calls %d text %q", got.Coverage, got.Calls, got.Text)
 	}
-	if !strings.Contains(f.request(0).user(), "The page has no actions") {
-		t.Errorf("request:\n%s", f.request(0).user())
+	if u := firstUser(c.request(0).Messages); !strings.Contains(u, "The page has no actions") {
+		t.Errorf("request:\n%s", u)
 	}
 }
 
 func TestDeep_Validate(t *testing.T) {
-	f := newFakeLLM(t)
+	c := newScripted(t)
 	tests := []struct {
 		name   string
 		modify func(d *Deep)
@@ -544,9 +477,9 @@ func TestDeep_Validate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := newDeep(t, f, nil)
+			d := newDeep(t, c, nil)
 			tt.modify(d)
-			_, err := d.Render(context.Background(), loginView())
+			_, err := d.Render(context.Background(), deeptest.LoginView())
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want one naming %s", err, tt.want)
 			}
@@ -554,14 +487,14 @@ func TestDeep_Validate(t *testing.T) {
 	}
 }
 
-// TestDeep_StoredCapture renders a real stored corpus capture against a
-// server that describes every ID it is asked about.
+// TestDeep_StoredCapture renders a real stored corpus capture with a
+// client that describes every ID it is asked about.
 func TestDeep_StoredCapture(t *testing.T) {
 	tree := loadTree(t, filepath.Join("testdata", "login", "capture.json.gz"))
 	for _, e := range []int{0, dom.WholePage} {
 		v := tree.Select(dom.Options{Expansion: e})
-		f := newFakeLLM(t, describeAll())
-		got, err := newDeep(t, f, nil).Render(context.Background(), v)
+		c := newScripted(t, describeAll())
+		got, err := newDeep(t, c, nil).Render(context.Background(), v)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -572,12 +505,9 @@ func TestDeep_StoredCapture(t *testing.T) {
 		if got.Coverage != 1 || got.Calls != 1 || got.Rounds != 1 || got.HallucinatedIDs != 0 {
 			t.Errorf("E=%d: coverage %v calls %d rounds %d hallucinated %d", e, got.Coverage, got.Calls, got.Rounds, got.HallucinatedIDs)
 		}
-		checkAccounting(t, f, got, true)
+		checkAccounting(t, c, got, true)
 		// Every ID of the fast space, and only those, is in the tree sent.
-		var treeIDs []string
-		for _, m := range treeID.FindAllStringSubmatch(f.request(0).user(), -1) {
-			treeIDs = append(treeIDs, m[1])
-		}
+		treeIDs := deeptest.TreeIDs(firstUser(c.request(0).Messages))
 		var fastIDs []string
 		for _, a := range fs.Actions {
 			fastIDs = append(fastIDs, a.ID)

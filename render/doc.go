@@ -5,10 +5,13 @@
 // pixels above/below markers, start and end markers). It is pure and
 // deterministic, so a stored capture re-renders byte for byte.
 //
-// Deep mode ([Deep]) asks a chat model, through any OpenAI-compatible
-// endpoint ([ChatClient], [OpenAIClient]), to summarise the page and
-// describe and categorise every ID of the same view, in coverage rounds,
-// with an on-disk reply cache ([Cache]) and exact accounting of calls and
-// tokens ([DeepSpace]). Without a client it is a dry run that builds and
-// counts the first prompt and invents nothing.
+// Deep mode ([Deep]) asks a chat model to summarise the page and describe
+// and categorise every ID of the same view, in coverage rounds, with an
+// on-disk reply cache ([Cache]) and exact accounting of calls and tokens
+// ([DeepSpace]). Without a client it is a dry run that builds and counts
+// the first prompt and invents nothing. The renderer owns the client
+// interface ([ChatClient]) and the values it exchanges ([ChatRequest],
+// which is also the cache key, and [ChatResponse]); the HTTP client for
+// OpenAI-compatible endpoints is package [actionspace/llm], so that render
+// links no HTTP SDK.
 package render

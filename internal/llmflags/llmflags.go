@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"time"
 
+	"actionspace/llm"
 	"actionspace/metrics"
 	"actionspace/render"
 )
@@ -35,8 +36,8 @@ func Register(fs *flag.FlagSet) *Options {
 	fs.StringVar(&o.BaseURL, "llm-base-url", "", "OpenAI-compatible API root for deep mode (`URL`, e.g. http://127.0.0.1:11434/v1); without it deep mode is a dry run that only builds and counts the prompt")
 	fs.StringVar(&o.Model, "llm-model", "", "model `NAME` for deep mode (required with --llm-base-url)")
 	fs.StringVar(&o.CacheDir, "llm-cache", "", "on-disk cache `DIR` of LLM replies, keyed by model and exact request; a rerun makes no calls")
-	fs.DurationVar(&o.Timeout, "llm-timeout", render.DefaultLLMTimeout, "time limit per LLM HTTP attempt (`DURATION`)")
-	fs.IntVar(&o.Concurrency, "llm-concurrency", render.DefaultLLMConcurrency, "LLM calls in flight at once, across all workers (`N`)")
+	fs.DurationVar(&o.Timeout, "llm-timeout", llm.DefaultTimeout, "time limit per LLM HTTP attempt (`DURATION`)")
+	fs.IntVar(&o.Concurrency, "llm-concurrency", llm.DefaultConcurrency, "LLM calls in flight at once, across all workers (`N`)")
 	fs.IntVar(&o.MaxTokens, "llm-max-tokens", 0, "cap each completion at `N` tokens (0 = no cap)")
 	fs.BoolVar(&o.Category, "deep-category", false, "add one LLM call per page that classifies it (login, search results, …)")
 	return o
@@ -59,7 +60,7 @@ func (o *Options) Deep(getenv func(string) string, log *slog.Logger) (*render.De
 	if o.Model == "" {
 		return nil, fmt.Errorf("--llm-model: required with --llm-base-url")
 	}
-	cfg := render.DefaultLLMConfig()
+	cfg := llm.DefaultConfig()
 	cfg.BaseURL, cfg.Model, cfg.Logger = o.BaseURL, o.Model, log
 	cfg.Timeout, cfg.Concurrency = o.Timeout, o.Concurrency
 	for _, k := range KeyEnv {
@@ -71,7 +72,7 @@ func (o *Options) Deep(getenv func(string) string, log *slog.Logger) (*render.De
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("--llm-base-url: %w", err)
 	}
-	if d.Client, err = render.NewOpenAIClient(cfg); err != nil {
+	if d.Client, err = llm.NewClient(cfg); err != nil {
 		return nil, fmt.Errorf("--llm-base-url: %w", err)
 	}
 	d.Model = o.Model

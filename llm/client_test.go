@@ -1,24 +1,35 @@
-package render
+package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"actionspace/render"
 )
 
 const testKey = "sk-test-0123456789abcdef"
 
-func newTestClient(t *testing.T, f *fakeLLM, modify func(*LLMConfig)) *OpenAIClient {
+// testSchema is a structured-output schema for requests that carry one.
+var testSchema = render.JSONSchema{Name: "action_tags", Strict: true,
+	Schema: json.RawMessage(`{"type":"object","properties":{"summary":{"type":"string"}},"required":["summary"],"additionalProperties":false}`)}
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func newTestClient(t *testing.T, f *fakeLLM, modify func(*Config)) *Client {
 	t.Helper()
-	cfg := LLMConfig{BaseURL: f.url(), Model: "test-model", APIKey: testKey, Logger: quietLogger()}
+	cfg := Config{BaseURL: f.url(), Model: "test-model", APIKey: testKey, Logger: quietLogger()}
 	if modify != nil {
 		modify(&cfg)
 	}
-	c, err := NewOpenAIClient(cfg)
+	c, err := NewClient(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,29 +37,29 @@ func newTestClient(t *testing.T, f *fakeLLM, modify func(*LLMConfig)) *OpenAICli
 	return c
 }
 
-func simpleRequest() ChatRequest {
-	seed := int64(DeepSeed)
-	return ChatRequest{Messages: []Message{{RoleSystem, "sys"}, {RoleUser, "hi"}}, Seed: &seed}
+func simpleRequest() render.ChatRequest {
+	seed := int64(render.DeepSeed)
+	return render.ChatRequest{Messages: []render.Message{{Role: render.RoleSystem, Content: "sys"}, {Role: render.RoleUser, Content: "hi"}}, Seed: &seed}
 }
 
-func TestOpenAIClient_Complete(t *testing.T) {
+func TestClient_Complete(t *testing.T) {
 	tests := []struct {
 		name         string
 		steps        []fakeStep
-		config       func(*LLMConfig)
-		req          func() ChatRequest
+		config       func(*Config)
+		req          func() render.ChatRequest
 		wantCalls    int
 		wantContent  string
-		wantUsage    *Usage
-		wantStatus   int // of the LLMError, when one is expected
+		wantUsage    *render.Usage
+		wantStatus   int // of the Error, when one is expected
 		wantErrPart  string
 		wantDuration time.Duration // upper bound
 	}{
 		{
 			name: "success with usage", steps: []fakeStep{func(fakeRequest) fakeReply {
-				return fakeReply{content: "hello", usage: &Usage{PromptTokens: 11, CompletionTokens: 2}}
+				return fakeReply{content: "hello", usage: &render.Usage{PromptTokens: 11, CompletionTokens: 2}}
 			}},
-			wantCalls: 1, wantContent: "hello", wantUsage: &Usage{PromptTokens: 11, CompletionTokens: 2},
+			wantCalls: 1, wantContent: "hello", wantUsage: &render.Usage{PromptTokens: 11, CompletionTokens: 2},
 		},
 		{
 			name: "usage omitted", steps: []fakeStep{func(fakeRequest) fakeReply { return fakeReply{content: "x"} }},
@@ -63,25 +74,25 @@ func TestOpenAIClient_Complete(t *testing.T) {
 		{
 			name:      "Retry-After is capped",
 			steps:     []fakeStep{fail(503, "busy", map[string]string{"Retry-After": "3600"}), func(fakeRequest) fakeReply { return fakeReply{content: "ok"} }},
-			config:    func(c *LLMConfig) { c.MaxRetryWait = 20 * time.Millisecond },
+			config:    func(c *Config) { c.MaxRetryWait = 20 * time.Millisecond },
 			wantCalls: 2, wantContent: "ok", wantDuration: 2 * time.Second,
 		},
 		{
 			name:      "attempt timeout is retried",
 			steps:     []fakeStep{func(fakeRequest) fakeReply { time.Sleep(300 * time.Millisecond); return fakeReply{content: "late"} }, func(fakeRequest) fakeReply { return fakeReply{content: "ok"} }},
-			config:    func(c *LLMConfig) { c.Timeout = 50 * time.Millisecond },
+			config:    func(c *Config) { c.Timeout = 50 * time.Millisecond },
 			wantCalls: 2, wantContent: "ok",
 		},
 		{
 			name:      "retries run out",
 			steps:     []fakeStep{fail(500, `{"error":{"message":"boom"}}`, nil), fail(500, "", nil), fail(500, "", nil)},
-			config:    func(c *LLMConfig) { c.MaxRetries = 2 },
+			config:    func(c *Config) { c.MaxRetries = 2 },
 			wantCalls: 3, wantStatus: 500,
 		},
 		{
 			name:      "no retries",
 			steps:     []fakeStep{fail(500, "boom", nil)},
-			config:    func(c *LLMConfig) { c.MaxRetries = -1 },
+			config:    func(c *Config) { c.MaxRetries = -1 },
 			wantCalls: 1, wantStatus: 500, wantErrPart: "boom",
 		},
 		{
@@ -93,10 +104,10 @@ func TestOpenAIClient_Complete(t *testing.T) {
 			name: "vLLM-style 400 for the schema falls back",
 			steps: []fakeStep{fail(400, `{"object":"error","message":"guided decoding is not enabled","type":"BadRequestError","code":400}`, nil),
 				func(r fakeRequest) fakeReply { return fakeReply{content: r.Messages[0].Content} }},
-			req: func() ChatRequest {
+			req: func() render.ChatRequest {
 				r := simpleRequest()
-				r.Schema = &tagSchema
-				r.FallbackMessages = []Message{{RoleSystem, "fallback sys"}, {RoleUser, "hi"}}
+				r.Schema = &testSchema
+				r.FallbackMessages = []render.Message{{Role: render.RoleSystem, Content: "fallback sys"}, {Role: render.RoleUser, Content: "hi"}}
 				return r
 			},
 			wantCalls: 2, wantContent: "fallback sys",
@@ -127,12 +138,16 @@ func TestOpenAIClient_Complete(t *testing.T) {
 				t.Errorf("server saw %d requests, want %d", f.calls(), tt.wantCalls)
 			}
 			if tt.wantStatus != 0 {
-				var le *LLMError
+				var le *Error
 				if !errors.As(err, &le) {
-					t.Fatalf("err = %v, want an *LLMError", err)
+					t.Fatalf("err = %v, want an *Error", err)
 				}
 				if le.StatusCode != tt.wantStatus || le.Attempts != tt.wantCalls {
-					t.Errorf("LLMError status %d attempts %d, want %d %d", le.StatusCode, le.Attempts, tt.wantStatus, tt.wantCalls)
+					t.Errorf("Error status %d attempts %d, want %d %d", le.StatusCode, le.Attempts, tt.wantStatus, tt.wantCalls)
+				}
+				// The renderer accounts for a failed call from its response.
+				if resp.Attempts != le.Attempts || resp.Elapsed != le.Elapsed || resp.Elapsed <= 0 {
+					t.Errorf("failed call's response says %d attempts in %v, its error %d in %v", resp.Attempts, resp.Elapsed, le.Attempts, le.Elapsed)
 				}
 				if strings.Contains(err.Error(), testKey) {
 					t.Errorf("error message holds the API key: %v", err)
@@ -161,9 +176,9 @@ func TestOpenAIClient_Complete(t *testing.T) {
 	}
 }
 
-func TestOpenAIClient_NoKey(t *testing.T) {
+func TestClient_NoKey(t *testing.T) {
 	f := newFakeLLM(t, func(fakeRequest) fakeReply { return fakeReply{content: "ok"} })
-	c := newTestClient(t, f, func(c *LLMConfig) { c.APIKey = "" })
+	c := newTestClient(t, f, func(c *Config) { c.APIKey = "" })
 	if _, err := c.Complete(context.Background(), simpleRequest()); err != nil {
 		t.Fatal(err)
 	}
@@ -172,26 +187,26 @@ func TestOpenAIClient_NoKey(t *testing.T) {
 	}
 }
 
-func TestOpenAIClient_TransportError(t *testing.T) {
+func TestClient_TransportError(t *testing.T) {
 	f := newFakeLLM(t)
 	url := f.url()
 	f.srv.Close()
-	c, err := NewOpenAIClient(LLMConfig{BaseURL: url, Model: "m", APIKey: testKey, MaxRetries: 2, Logger: quietLogger()})
+	c, err := NewClient(Config{BaseURL: url, Model: "m", APIKey: testKey, MaxRetries: 2, Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c.backoff = time.Millisecond
 	_, err = c.Complete(context.Background(), simpleRequest())
-	var le *LLMError
+	var le *Error
 	if !errors.As(err, &le) || le.StatusCode != 0 || le.Attempts != 3 || errors.Unwrap(err) == nil {
-		t.Fatalf("err = %v (%+v), want a transport LLMError after 3 attempts", err, le)
+		t.Fatalf("err = %v (%+v), want a transport Error after 3 attempts", err, le)
 	}
 	if strings.Contains(err.Error(), testKey) {
 		t.Errorf("error holds the key: %v", err)
 	}
 }
 
-func TestOpenAIClient_ContextCanceledDuringBackoff(t *testing.T) {
+func TestClient_ContextCanceledDuringBackoff(t *testing.T) {
 	f := newFakeLLM(t, fail(503, "busy", map[string]string{"Retry-After": "10"}))
 	c := newTestClient(t, f, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
@@ -206,10 +221,10 @@ func TestOpenAIClient_ContextCanceledDuringBackoff(t *testing.T) {
 	}
 }
 
-func TestOpenAIClient_Concurrency(t *testing.T) {
+func TestClient_Concurrency(t *testing.T) {
 	f := newFakeLLM(t, func(fakeRequest) fakeReply { time.Sleep(20 * time.Millisecond); return fakeReply{content: "ok"} })
 	f.repeat = true
-	c := newTestClient(t, f, func(c *LLMConfig) { c.Concurrency = 2 })
+	c := newTestClient(t, f, func(c *Config) { c.Concurrency = 2 })
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
@@ -252,16 +267,16 @@ func TestRetryAfter(t *testing.T) {
 	}
 }
 
-func TestLLMConfig_Validate(t *testing.T) {
+func TestConfig_Validate(t *testing.T) {
 	tests := []struct {
-		cfg  LLMConfig
+		cfg  Config
 		want string
 	}{
-		{LLMConfig{}, "BaseURL"},
-		{LLMConfig{BaseURL: "localhost:8000"}, "BaseURL"},
-		{LLMConfig{BaseURL: "http://x", Timeout: -1}, "Timeout"},
-		{LLMConfig{BaseURL: "http://x", Concurrency: -1}, "Concurrency"},
-		{LLMConfig{BaseURL: "http://x", MaxRetryWait: -1}, "MaxRetryWait"},
+		{Config{}, "BaseURL"},
+		{Config{BaseURL: "localhost:8000"}, "BaseURL"},
+		{Config{BaseURL: "http://x", Timeout: -1}, "Timeout"},
+		{Config{BaseURL: "http://x", Concurrency: -1}, "Concurrency"},
+		{Config{BaseURL: "http://x", MaxRetryWait: -1}, "MaxRetryWait"},
 	}
 	for _, tt := range tests {
 		err := tt.cfg.Validate()
@@ -269,7 +284,7 @@ func TestLLMConfig_Validate(t *testing.T) {
 			t.Errorf("Validate(%+v) = %v, want an error naming %s", tt.cfg, err, tt.want)
 		}
 	}
-	if err := DefaultLLMConfig().Validate(); err == nil {
+	if err := DefaultConfig().Validate(); err == nil {
 		t.Error("the default config has no BaseURL but validates")
 	}
 }

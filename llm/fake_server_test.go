@@ -1,15 +1,15 @@
-package render
+package llm
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
-	"strings"
 	"sync"
 	"testing"
+
+	"actionspace/internal/deeptest"
+	"actionspace/render"
 )
 
 // fakeLLM is a local OpenAI-compatible chat-completions server scripted
@@ -35,7 +35,7 @@ type fakeLLM struct {
 type fakeRequest struct {
 	Raw            map[string]json.RawMessage `json:"-"`
 	Model          string                     `json:"model"`
-	Messages       []Message                  `json:"messages"`
+	Messages       []render.Message           `json:"messages"`
 	ResponseFormat *struct {
 		Type       string `json:"type"`
 		JSONSchema struct {
@@ -53,7 +53,7 @@ type fakeRequest struct {
 // re-ask after an unparseable reply appends more).
 func (r fakeRequest) user() string {
 	for i := range r.Messages {
-		if r.Messages[i].Role == RoleUser {
+		if r.Messages[i].Role == render.RoleUser {
 			return r.Messages[i].Content
 		}
 	}
@@ -69,7 +69,7 @@ type fakeReply struct {
 	header  map[string]string
 	body    string
 	content string // used when body is empty and status is 200
-	usage   *Usage
+	usage   *render.Usage
 }
 
 func newFakeLLM(t testing.TB, steps ...fakeStep) *fakeLLM {
@@ -98,13 +98,7 @@ func (f *fakeLLM) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.requests = append(f.requests, req)
 	n := len(f.requests)
-	var step fakeStep
-	switch {
-	case n <= len(f.steps):
-		step = f.steps[n-1]
-	case f.repeat && len(f.steps) > 0:
-		step = f.steps[len(f.steps)-1]
-	}
+	step := deeptest.Step(f.steps, n, f.repeat)
 	f.inFlight++
 	f.maxFlight = max(f.maxFlight, f.inFlight)
 	f.mu.Unlock()
@@ -162,7 +156,7 @@ func (f *fakeLLM) request(i int) fakeRequest {
 }
 
 // completionJSON is a chat.completion body.
-func completionJSON(content string, u *Usage) string {
+func completionJSON(content string, u *render.Usage) string {
 	body := map[string]any{
 		"id": "chatcmpl-test", "object": "chat.completion", "created": 1767225600, "model": "fake-model",
 		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
@@ -176,14 +170,10 @@ func completionJSON(content string, u *Usage) string {
 	return string(data)
 }
 
-// usageFor is the usage the fake reports: a rough count of the request's
-// characters and the reply's, distinct per request.
-func usageFor(req fakeRequest, content string) *Usage {
-	n := 0
-	for _, m := range req.Messages {
-		n += len(m.Content)
-	}
-	return &Usage{PromptTokens: int64(n/4 + 7), CompletionTokens: int64(len(content)/4 + 1)}
+// usageFor is the usage the fake reports (see [deeptest.Usage]).
+func usageFor(req fakeRequest, content string) *render.Usage {
+	p, c := deeptest.Usage(len(render.JoinMessages(req.Messages)), content)
+	return &render.Usage{PromptTokens: p, CompletionTokens: c}
 }
 
 // say answers with fixed content and usage.
@@ -200,79 +190,20 @@ func fail(status int, body string, header map[string]string) fakeStep {
 	}
 }
 
-var (
-	treeID      = regexp.MustCompile(`(?m)^\s*\[([A-Z][0-9]+)\] `)
-	onlyTheseRe = regexp.MustCompile(`Describe only these actions \(\d+\): ([A-Z0-9, ]+)\.`)
-)
-
-// requestedIDs returns the IDs a tagging request asks for: the listed
-// missing IDs in an incremental round, every ID of the tree otherwise.
-func requestedIDs(req fakeRequest) []string {
-	u := req.user()
-	if m := onlyTheseRe.FindStringSubmatch(u); m != nil {
-		return strings.Split(m[1], ", ")
-	}
-	var ids []string
-	for _, m := range treeID.FindAllStringSubmatch(u, -1) {
-		ids = append(ids, m[1])
-	}
-	return ids
-}
-
-// describe answers a tagging request in JSON (or tagged text when the
-// request carried no response_format and text is set), describing the
-// requested IDs for which keep returns true.
-func describe(keep func(id string) bool) fakeStep {
+// describeAll answers a tagging request in JSON, describing every
+// requested ID ([deeptest.Describe]).
+func describeAll() fakeStep {
 	return func(req fakeRequest) fakeReply {
-		type entry struct {
-			ID          string `json:"id"`
-			Description string `json:"description"`
-			Category    string `json:"category"`
-			Params      string `json:"params"`
-		}
-		reply := struct {
-			Summary string  `json:"summary"`
-			Actions []entry `json:"actions"`
-		}{Actions: []entry{}}
-		if onlyTheseRe.FindStringSubmatch(req.user()) == nil {
-			reply.Summary = "A test page."
-		}
-		for _, id := range requestedIDs(req) {
-			if keep != nil && !keep(id) {
-				continue
-			}
-			e := entry{ID: id, Description: "Use " + id, Category: categoryOf(id)}
-			if id[0] == 'I' {
-				e.Params = "value: string"
-			}
-			reply.Actions = append(reply.Actions, e)
-		}
-		data, _ := json.Marshal(reply)
-		return fakeReply{content: string(data), usage: usageFor(req, string(data))}
+		content := deeptest.Describe(req.user(), nil)
+		return fakeReply{content: content, usage: usageFor(req, content)}
 	}
 }
 
-func categoryOf(id string) string {
-	switch id[0] {
-	case 'L':
-		return "Navigation"
-	case 'I':
-		return "Form"
-	}
-	return "Actions"
-}
-
-// describeAll answers every requested ID.
-func describeAll() fakeStep { return describe(nil) }
-
-// fakeTag is a tagged-text answer to every requested ID.
+// fakeTag is a tagged-text answer to every requested ID
+// ([deeptest.Tagged]).
 func fakeTag() fakeStep {
 	return func(req fakeRequest) fakeReply {
-		var b strings.Builder
-		b.WriteString("SUMMARY: A test page.\n")
-		for _, id := range requestedIDs(req) {
-			fmt.Fprintf(&b, "%s | %s | Use %s |\n", id, categoryOf(id), id)
-		}
-		return fakeReply{content: b.String(), usage: usageFor(req, b.String())}
+		content := deeptest.Tagged(req.user())
+		return fakeReply{content: content, usage: usageFor(req, content)}
 	}
 }
