@@ -3,8 +3,9 @@ package bench
 import (
 	"time"
 
+	"actionspace/dataset"
 	"actionspace/metrics"
-	"actionspace/pipeline"
+	"actionspace/space"
 )
 
 // aggregate folds the rows into per-cell and per-stage accumulators; the
@@ -64,14 +65,14 @@ func (a *aggregate) addPage(out pageOut) {
 	a.stages[stCapture].add(p.CaptureMS)
 	a.stages[stContent].add(p.ContentMS)
 	if !t.failed {
-		a.stages[stDecode].add(ptr(ms(t.decode)))
+		a.stages[stDecode].add(ptr(space.MS(t.decode)))
 	}
 	if t.calibration > 0 {
-		a.calibration = append(a.calibration, ms(t.calibration))
+		a.calibration = append(a.calibration, space.MS(t.calibration))
 	}
 	for _, c := range t.cells {
 		a.renders += int64(c.runs)
-		a.renderMS += ms(c.spent)
+		a.renderMS += space.MS(c.spent)
 	}
 	i := slot(a.encoding)
 	for k := range out.rows {
@@ -81,7 +82,7 @@ func (a *aggregate) addPage(out pageOut) {
 		if r.Error != "" {
 			continue
 		}
-		if r.Mode == ModeFast {
+		if r.Mode == space.ModeFast {
 			a.stages[stRender].add(&r.RenderMS)
 		} else {
 			a.stages[stDeep].add(&r.RenderMS)
@@ -101,10 +102,10 @@ func (a *aggregate) addPage(out pageOut) {
 
 func (a *aggregate) result(cfg Config, runCfg RunConfig, wall time.Duration) *Result {
 	sum := Summary{
-		SchemaVersion: SchemaVersion,
+		SchemaVersion: dataset.SchemaVersion,
 		RunID:         cfg.RunID,
 		CreatedAt:     time.Now().UTC().Truncate(time.Second),
-		ToolVersion:   pipeline.ToolVersion(),
+		ToolVersion:   dataset.ToolVersion(),
 		Input:         a.input,
 		Config:        runCfg,
 		Machine:       machine(),

@@ -6,6 +6,7 @@ import (
 
 	"actionspace/dataset"
 	"actionspace/dom"
+	"actionspace/space"
 )
 
 // BenchmarkRender is the render path of a sweep: select the view and
@@ -28,7 +29,7 @@ func BenchmarkRender(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				for _, t := range trees {
-					if _, err := (Fast{}).Render(ctx, t.Select(opts)); err != nil {
+					if _, err := (space.Fast{}).Render(ctx, t.Select(opts)); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -60,7 +61,7 @@ func BenchmarkRenderPage(b *testing.B) {
 				b.Fatal(err)
 			}
 			for _, c := range cells {
-				if _, err := (Fast{}).Render(ctx, tree.Select(dom.Options{Expansion: c.Expansion, Text: c.Text})); err != nil {
+				if _, err := (space.Fast{}).Render(ctx, tree.Select(dom.Options{Expansion: c.Expansion, Text: c.Text})); err != nil {
 					b.Fatal(err)
 				}
 			}

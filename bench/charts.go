@@ -14,6 +14,7 @@ import (
 
 	"actionspace/dom"
 	"actionspace/metrics"
+	"actionspace/space"
 )
 
 // Chart sizes.
@@ -186,7 +187,7 @@ func (r *Result) deepChart() (*plot.Plot, error) {
 	var names []string
 	var local, promptAPI, completion plotter.Values
 	for _, c := range s.Cells {
-		if c.Mode != ModeDeep || c.PromptTokensLocal == nil {
+		if c.Mode != space.ModeDeep || c.PromptTokensLocal == nil {
 			continue
 		}
 		ok := float64(c.Pages - c.Errors)

@@ -10,15 +10,7 @@ import (
 
 	"actionspace/dom"
 	"actionspace/metrics"
-	"actionspace/pipeline"
-)
-
-// Mode names, as in the mode column of every table.
-const (
-	// ModeFast is the pure-code renderer, render.Fast.
-	ModeFast = pipeline.ModeFast
-	// ModeDeep is the LLM-tagging renderer; it needs Config.Deep.
-	ModeDeep = pipeline.ModeDeep
+	"actionspace/space"
 )
 
 // Defaults of Config.
@@ -38,7 +30,7 @@ func DefaultExpansions() []int { return []int{0, 250, 500, 1000, dom.WholePage} 
 type Config struct {
 	// RunID names the run in every row and file.
 	RunID string
-	// Modes lists the renderers swept, in order: ModeFast and/or ModeDeep.
+	// Modes lists the renderers swept, in order: space.ModeFast and/or space.ModeDeep.
 	Modes []string
 	// Expansions lists the viewport_expansion values swept, in order;
 	// dom.WholePage (-1) is the whole page.
@@ -55,9 +47,9 @@ type Config struct {
 	// scheduling on a shared machine) out of the figures. Deep mode always
 	// renders once: it may call an LLM. 1 renders once.
 	Repeat int
-	// Deep renders ModeDeep; nil means deep mode is not available and
-	// Validate rejects a Modes list that names it.
-	Deep Renderer
+	// Deep renders space.ModeDeep; nil means deep mode is not available
+	// and Validate rejects a Modes list that names it.
+	Deep space.Renderer
 	// Prices is the price table the summary's cost estimates use; the
 	// zero value means no cost estimates.
 	Prices Prices
@@ -73,7 +65,7 @@ type Config struct {
 // comparing, both encodings.
 func DefaultConfig() Config {
 	return Config{
-		Modes:      []string{ModeFast},
+		Modes:      []string{space.ModeFast},
 		Expansions: DefaultExpansions(),
 		Texts:      []dom.TextPolicy{dom.TextViewport, dom.TextAll},
 		Encodings:  []metrics.Encoding{metrics.CL100K, metrics.O200K},
@@ -100,8 +92,8 @@ func (c Config) Validate() error {
 	}
 	for i, m := range c.Modes {
 		switch m {
-		case ModeFast:
-		case ModeDeep:
+		case space.ModeFast:
+		case space.ModeDeep:
 			if c.Deep == nil {
 				return fmt.Errorf("modes: deep mode is not available in this build")
 			}

@@ -12,6 +12,7 @@ import (
 	"actionspace/dataset"
 	"actionspace/metrics"
 	"actionspace/render"
+	"actionspace/space"
 )
 
 // describeAll is a chat client that describes every ID named in the
@@ -61,8 +62,8 @@ func TestSweep_Deep(t *testing.T) {
 	}{{"dry run", nil}, {"llm", describeAll{}}} {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := testConfig("deep")
-			cfg.Modes = []string{ModeFast, ModeDeep}
-			cfg.Deep = Deep{Renderer: &render.Deep{Client: tt.client, Model: "test-model", Counter: counter}}
+			cfg.Modes = []string{space.ModeFast, space.ModeDeep}
+			cfg.Deep = space.Deep{Renderer: &render.Deep{Client: tt.client, Model: "test-model", Counter: counter}}
 			out := t.TempDir()
 			res := mustSweep(t, cfg, dir, out)
 			rows, err := dataset.ReadAll[CellRow](filepath.Join(out, CellsFile))
@@ -71,7 +72,7 @@ func TestSweep_Deep(t *testing.T) {
 			}
 			fast := map[string]CellRow{}
 			for _, r := range rows {
-				if r.Mode == ModeFast {
+				if r.Mode == space.ModeFast {
 					fast[r.URL+" "+strings.TrimPrefix(r.Cell, "fast")] = r
 				}
 			}
@@ -80,7 +81,7 @@ func TestSweep_Deep(t *testing.T) {
 				if r.Error != "" {
 					t.Fatalf("%s %s: %s", r.URL, r.Cell, r.Error)
 				}
-				if r.Mode != ModeDeep {
+				if r.Mode != space.ModeDeep {
 					continue
 				}
 				f := fast[r.URL+" "+strings.TrimPrefix(r.Cell, "deep")]
@@ -98,7 +99,7 @@ func TestSweep_Deep(t *testing.T) {
 				}
 			}
 			for _, c := range res.Summary.Cells {
-				if c.Mode != ModeDeep {
+				if c.Mode != space.ModeDeep {
 					continue
 				}
 				if c.LLMCalls == nil || deref(c.PromptTokensLocal) <= 0 || (c.CompletionTokensAPI != nil) != ran || len(c.Costs) == 0 || c.Costs[0].Partial == ran {

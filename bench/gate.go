@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"actionspace/metrics"
+	"actionspace/space"
 )
 
 // Gate metrics: what a Threshold can limit. Each is compared per cell (and
@@ -216,7 +217,7 @@ func compareMetric(b, r *CellSummary, t Threshold) []Check {
 	case MetricRenderMS:
 		// Fast mode only: a deep render's time is the LLM's latency, or in
 		// a dry run token counting, timed once.
-		if r.Mode == ModeFast {
+		if r.Mode == space.ModeFast {
 			out = check(r.Cell, t.Metric, b.RenderMSMedian, r.RenderMSMedian, t, false)
 		}
 	case MetricPromptTokens:

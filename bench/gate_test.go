@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"actionspace/dataset"
 	"bytes"
 	"math"
 	"reflect"
@@ -51,7 +52,7 @@ func TestParseThresholds(t *testing.T) {
 
 // summaryOf builds a summary with one cell per entry.
 func summaryOf(cells ...CellSummary) *Summary {
-	s := &Summary{SchemaVersion: SchemaVersion, Config: RunConfig{Repeat: DefaultRepeat}}
+	s := &Summary{SchemaVersion: dataset.SchemaVersion, Config: RunConfig{Repeat: DefaultRepeat}}
 	for _, c := range cells {
 		if c.Pages == 0 {
 			c.Pages = 10

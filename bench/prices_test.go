@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"actionspace/dataset"
 	"actionspace/metrics"
+	"actionspace/space"
 )
 
 func TestDefaultPrices(t *testing.T) {
@@ -64,11 +66,11 @@ func TestPrice_cost(t *testing.T) {
 // a value arrives, completion tokens are never estimated, and a dry run
 // makes the cost partial.
 func TestCellAcc_deep(t *testing.T) {
-	a := &cellAcc{cell: Cell{Mode: ModeDeep, Expansion: 0, Text: "viewport"}}
+	a := &cellAcc{cell: Cell{Mode: space.ModeDeep, Expansion: 0, Text: "viewport"}}
 	tok := func(n int64) *int64 { return &n }
-	a.add(&CellRow{TokensO200K: tok(100), PerceptionTokensO200K: tok(120), LLMRan: ptr(false), LLMCalls: tok(0), PromptTokensLocal: tok(900), CacheHits: tok(0)})
-	a.add(&CellRow{TokensO200K: tok(50), PerceptionTokensO200K: tok(60), LLMRan: ptr(true), LLMCalls: tok(2), PromptTokensLocal: tok(1000),
-		PromptTokensAPI: tok(1100), CompletionTokensAPI: tok(300), Coverage: ptr(1.0), HallucinatedIDs: tok(1), LLMMS: ptr(800.0), CacheHits: tok(0)})
+	a.add(&CellRow{SpaceMetrics: dataset.SpaceMetrics{TokensO200K: tok(100), PerceptionTokensO200K: tok(120), LLMRan: ptr(false), LLMCalls: tok(0), PromptTokensLocal: tok(900), CacheHits: tok(0)}})
+	a.add(&CellRow{SpaceMetrics: dataset.SpaceMetrics{TokensO200K: tok(50), PerceptionTokensO200K: tok(60), LLMRan: ptr(true), LLMCalls: tok(2), PromptTokensLocal: tok(1000),
+		PromptTokensAPI: tok(1100), CompletionTokensAPI: tok(300), Coverage: ptr(1.0), HallucinatedIDs: tok(1), LLMMS: ptr(800.0), CacheHits: tok(0)}})
 	a.add(&CellRow{Error: "render deep/E0/viewport: timeout"})
 	s := a.summary([]metrics.Encoding{metrics.O200K}, Prices{Models: []Price{{Model: "m", Encoding: metrics.O200K, InputPer1M: 1e6, OutputPer1M: 2e6}}})
 	if s.Pages != 3 || s.Errors != 1 || *s.LLMRanPages != 1 || *s.LLMCalls != 2 || *s.PromptTokensLocal != 1900 ||

@@ -15,6 +15,7 @@ import (
 	"actionspace/dataset"
 	"actionspace/metrics"
 	"actionspace/render"
+	"actionspace/space"
 )
 
 // WriteResults writes a finished sweep into outDir, beside cells.parquet:
@@ -90,19 +91,19 @@ func (r *Result) WriteHeadline(w io.Writer) {
 	r.writeGrid(w, "", func(c *CellSummary) string { return fmtOpt(c.TokensMean(enc), 0) })
 	if r.hasDeep() {
 		fmt.Fprintf(w, "\ndeep-mode tagging prompt tokens per page (mean, counted locally):\n")
-		r.writeGrid(w, ModeDeep, func(c *CellSummary) string { return fmtOpt(c.PromptTokensLocalMean, 0) })
+		r.writeGrid(w, space.ModeDeep, func(c *CellSummary) string { return fmtOpt(c.PromptTokensLocalMean, 0) })
 	}
 	fmt.Fprintf(w, "\nIDs per page (mean):\n")
-	r.writeGrid(w, ModeFast, func(c *CellSummary) string { return fmtOpt(c.IDsMean, 1) })
+	r.writeGrid(w, space.ModeFast, func(c *CellSummary) string { return fmtOpt(c.IDsMean, 1) })
 	fmt.Fprintf(w, "\ncompression ratio (median HTML tokens / action-space tokens, %s):\n", enc)
-	r.writeGrid(w, ModeFast, func(c *CellSummary) string { return fmtOpt(c.RatioMedian(enc), 1) })
+	r.writeGrid(w, space.ModeFast, func(c *CellSummary) string { return fmtOpt(c.RatioMedian(enc), 1) })
 	fmt.Fprintf(w, "\nspeed: %.0f renders/s per core (select + render, %d renders); %.0f cells/s per worker end to end (%d workers)\n",
 		s.Speed.RendersPerSecondPerCore, s.Speed.Renders, s.Speed.CellsPerSecondPerCore, s.Speed.Workers)
 }
 
 // hasDeep reports whether the run has deep-mode cells.
 func (r *Result) hasDeep() bool {
-	return slices.Contains(r.Summary.Config.Modes, ModeDeep)
+	return slices.Contains(r.Summary.Config.Modes, space.ModeDeep)
 }
 
 // writeGrid prints one figure per cell as a plain-text table: a row per
@@ -204,10 +205,10 @@ func (r *Result) WriteReport(w io.Writer, charts []string, gate *Gate) {
 	img(TokensChartFile, "tokens per page vs viewport_expansion")
 	if r.hasDeep() {
 		fmt.Fprintf(w, "Deep mode: tagging prompt tokens per page (mean, counted locally in %s), what the LLM is sent before it writes anything:\n\n", render.LocalEncoding)
-		r.mdGrid(w, ModeDeep, func(c *CellSummary) string { return fmtOpt(c.PromptTokensLocalMean, 0) })
+		r.mdGrid(w, space.ModeDeep, func(c *CellSummary) string { return fmtOpt(c.PromptTokensLocalMean, 0) })
 	}
 	fmt.Fprintf(w, "IDs per page (mean; deep mode has the same IDs):\n\n")
-	r.mdGrid(w, ModeFast, func(c *CellSummary) string { return fmtOpt(c.IDsMean, 1) })
+	r.mdGrid(w, space.ModeFast, func(c *CellSummary) string { return fmtOpt(c.IDsMean, 1) })
 
 	fmt.Fprintf(w, "## Every cell\n\nTokens are per page, of the action space (perception = the text with its page wrapper). Ratio = HTML tokens / action-space tokens, median over pages. Render = select the view and render it, milliseconds.\n\n")
 	encs := s.Config.Encodings
@@ -335,7 +336,7 @@ func (r *Result) writeDeep(w io.Writer, chart bool) {
 	fmt.Fprintf(w, "## Deep mode: calls and tokens\n\n")
 	var deep []*CellSummary
 	for i := range s.Cells {
-		if s.Cells[i].Mode == ModeDeep {
+		if s.Cells[i].Mode == space.ModeDeep {
 			deep = append(deep, &s.Cells[i])
 		}
 	}

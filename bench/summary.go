@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"actionspace/dataset"
 	"actionspace/metrics"
 )
 
@@ -19,7 +20,7 @@ import (
 // written as summary.json (its Cells also as summary.parquet) and is what
 // the regression gate reads back as a baseline.
 type Summary struct {
-	// SchemaVersion is SchemaVersion when the file was written.
+	// SchemaVersion is dataset.SchemaVersion when the file was written.
 	SchemaVersion int `json:"schema_version"`
 	// RunID identifies the bench run.
 	RunID string `json:"run_id"`
@@ -266,8 +267,8 @@ func ReadSummary(path string) (*Summary, error) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return nil, fmt.Errorf("read summary %s: %w", path, err)
 	}
-	if s.SchemaVersion != SchemaVersion {
-		return nil, fmt.Errorf("read summary %s: schema version %d, want %d", path, s.SchemaVersion, SchemaVersion)
+	if s.SchemaVersion != dataset.SchemaVersion {
+		return nil, fmt.Errorf("read summary %s: schema version %d, want %d", path, s.SchemaVersion, dataset.SchemaVersion)
 	}
 	return &s, nil
 }

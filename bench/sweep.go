@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -14,8 +15,7 @@ import (
 
 	"actionspace/dataset"
 	"actionspace/dom"
-	"actionspace/metrics"
-	"actionspace/pipeline"
+	"actionspace/space"
 )
 
 // Log keys.
@@ -73,8 +73,8 @@ type pageOut struct {
 type sweeper struct {
 	cfg       Config
 	cells     []Cell
-	counter   *metrics.Counter
-	renderers map[string]Renderer
+	meter     *space.Meter
+	renderers map[string]space.Renderer
 }
 
 // Sweep re-renders every captured page of a crawl dataset (its pages
@@ -111,12 +111,12 @@ func Sweep(ctx context.Context, cfg Config, pages []string, outDir string) (*Res
 	if err != nil {
 		return nil, err
 	}
-	counter, err := metrics.NewCounter(cfg.Encodings...)
+	meter, err := space.NewMeter(cfg.Encodings...)
 	if err != nil {
-		return nil, fmt.Errorf("tokenizers: %w", err)
+		return nil, err
 	}
-	s := &sweeper{cfg: cfg, cells: cfg.Cells(), counter: counter,
-		renderers: map[string]Renderer{ModeFast: Fast{}, ModeDeep: cfg.Deep}}
+	s := &sweeper{cfg: cfg, cells: cfg.Cells(), meter: meter,
+		renderers: map[string]space.Renderer{space.ModeFast: space.Fast{}, space.ModeDeep: cfg.Deep}}
 
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create output directory: %w", err)
@@ -146,7 +146,7 @@ func Sweep(ctx context.Context, cfg Config, pages []string, outDir string) (*Res
 
 	log.Debug("main pass", logPages, renderable)
 	w, err := dataset.Create[CellRow](filepath.Join(outDir, CellsFile), dataset.Metadata{
-		ToolVersion:    pipeline.ToolVersion(),
+		ToolVersion:    dataset.ToolVersion(),
 		BrowserVersion: meta.BrowserVersion,
 		RunID:          cfg.RunID,
 		Config:         string(cfgJSON),
@@ -283,7 +283,7 @@ func (s *sweeper) page(ctx context.Context, p pageColumns, t pageTiming) pageOut
 		out.timing.failed = true
 		s.cfg.logger().Warn("capture does not decode", logPageID, p.PageID, logURL, p.URL, logError, err)
 		for _, c := range s.cells {
-			row := s.base(p, c, nil)
+			row := s.base(p, c, space.Tokens{})
 			row.Error = err.Error()
 			out.rows = append(out.rows, row)
 		}
@@ -297,7 +297,7 @@ func (s *sweeper) page(ctx context.Context, p pageColumns, t pageTiming) pageOut
 		}
 		var rd rendered
 		s.renderRun(ctx, tree, c, &rd)
-		if c.Mode == ModeFast {
+		if c.Mode == space.ModeFast {
 			timed := t.cells[i]
 			switch {
 			case timed.err != nil:
@@ -329,25 +329,27 @@ func decode(packed []byte) (*dom.Tree, error) {
 	return dom.NewTree(c), nil
 }
 
-// htmlTokens returns the page's HTML token counts per slot: the crawl's,
-// or counted here when the crawl did not count that encoding.
-func (s *sweeper) htmlTokens(p pageColumns) [2]*int64 {
-	out := [2]*int64{p.HTMLTokensCL100K, p.HTMLTokensO200K}
+// htmlTokens returns the page's HTML token counts: the crawl's, with
+// those of the encodings the crawl did not count counted here.
+func (s *sweeper) htmlTokens(p pageColumns) space.Tokens {
+	crawl := space.Tokens{CL100K: p.HTMLTokensCL100K, O200K: p.HTMLTokensO200K}
+	missing := false
 	for _, enc := range s.cfg.Encodings {
-		i := slot(enc)
-		if out[i] != nil || p.HTML == "" {
-			continue
-		}
-		if n, err := s.counter.Count(enc, p.HTML); err == nil {
-			out[i] = &n
-		}
+		missing = missing || crawl.Of(enc) == nil
 	}
-	return out
+	if !missing || p.HTML == "" {
+		return crawl
+	}
+	counted, err := s.meter.Count(p.HTML)
+	if err != nil {
+		return crawl
+	}
+	return space.Tokens{CL100K: cmp.Or(crawl.CL100K, counted.CL100K), O200K: cmp.Or(crawl.O200K, counted.O200K)}
 }
 
 // base fills the identity columns of a row.
-func (s *sweeper) base(p pageColumns, c Cell, html *[2]*int64) CellRow {
-	row := CellRow{
+func (s *sweeper) base(p pageColumns, c Cell, html space.Tokens) CellRow {
+	return CellRow{
 		RunID:             s.cfg.RunID,
 		PageID:            p.PageID,
 		URL:               p.URL,
@@ -355,66 +357,31 @@ func (s *sweeper) base(p pageColumns, c Cell, html *[2]*int64) CellRow {
 		Mode:              c.Mode,
 		ViewportExpansion: int64(c.Expansion),
 		TextPolicy:        string(c.Text),
-		HTMLBytes:         p.HTMLBytes,
+		HTMLMetrics:       dataset.HTMLMetrics{HTMLBytes: p.HTMLBytes, HTMLTokensCL100K: html.CL100K, HTMLTokensO200K: html.O200K},
 	}
-	if html != nil {
-		row.HTMLTokensCL100K, row.HTMLTokensO200K = html[0], html[1]
-	}
-	return row
 }
 
 // measure makes a page's row for one rendered cell: counts, hashes and
 // tokens.
-func (s *sweeper) measure(p pageColumns, c Cell, html [2]*int64, rd rendered) CellRow {
-	row := s.base(p, c, &html)
-	sp := rd.space
-	if d := sp.Deep; d != nil {
-		// Kept on failures too: the calls were made.
-		row.LLMModel, row.LLMRan = ptr(d.Model), ptr(d.LLMRan)
-		row.LLMCalls, row.LLMRounds = ptr(d.Calls), ptr(d.Rounds)
-		row.PromptTokensAPI, row.CompletionTokensAPI = d.PromptTokensAPI, d.CompletionTokensAPI
-		row.PromptTokensLocal = ptr(d.PromptTokensLocal)
-		if d.LLMRan {
-			row.LLMMS = ptr(d.LLMMS)
-		}
-		row.Coverage, row.HallucinatedIDs = d.Coverage, d.HallucinatedIDs
-		row.CacheHits = ptr(d.CacheHits)
-	}
+func (s *sweeper) measure(p pageColumns, c Cell, html space.Tokens, rd rendered) CellRow {
+	row := s.base(p, c, html)
 	if rd.err != nil {
+		// A failed render keeps its deep-mode figures (the calls were
+		// made) and nothing else.
+		row.SpaceMetrics, _ = s.meter.Measure(space.Rendered{Deep: rd.space.Deep, NoText: true}, html)
 		row.Error = rd.err.Error()
 		return row
 	}
-	row.RenderMS, row.RenderRuns = ms(rd.best), int64(rd.runs)
-
-	sr := pipeline.SpaceRowOf(sp.Space)
-	row.ActionCount = sr.ActionCount
-	row.IDsL, row.IDsB, row.IDsI, row.IDsF, row.IDsO, row.IDsM = sr.IDsL, sr.IDsB, sr.IDsI, sr.IDsF, sr.IDsO, sr.IDsM
-	if sp.NoText {
+	var err error
+	row.SpaceMetrics, err = s.meter.Measure(rd.space, html)
+	row.RenderMS, row.RenderRuns = space.MS(rd.best), int64(rd.runs)
+	if err != nil {
+		row.Error = err.Error()
 		return row
 	}
-	row.SpaceBytes, row.PerceptionBytes = sr.SpaceBytes, sr.PerceptionBytes
-	row.SpaceSHA256, row.PerceptionSHA256 = hash(sp.ActionSpace), hash(sp.Perception)
-
-	start := time.Now()
-	var tok, ptok [2]*int64
-	for _, enc := range s.cfg.Encodings {
-		i := slot(enc)
-		n, err := s.counter.Count(enc, sp.ActionSpace)
-		if err != nil {
-			row.Error = fmt.Sprintf("count tokens: %v", err)
-			return row
-		}
-		pn, err := s.counter.Count(enc, sp.Perception)
-		if err != nil {
-			row.Error = fmt.Sprintf("count tokens: %v", err)
-			return row
-		}
-		tok[i], ptok[i] = &n, &pn
+	if !rd.space.NoText {
+		row.SpaceSHA256, row.PerceptionSHA256 = hash(rd.space.ActionSpace), hash(rd.space.Perception)
 	}
-	row.TokenizeMS = ms(time.Since(start))
-	row.TokensCL100K, row.TokensO200K = tok[0], tok[1]
-	row.PerceptionTokensCL100K, row.PerceptionTokensO200K = ptok[0], ptok[1]
-	row.RatioCL100K, row.RatioO200K = ratio(html[0], tok[0]), ratio(html[1], tok[1])
 	return row
 }
 
@@ -434,16 +401,3 @@ func hash(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
 }
-
-func ratio(html, space *int64) *float64 {
-	if html == nil || space == nil {
-		return nil
-	}
-	r, ok := metrics.Ratio(*html, *space)
-	if !ok {
-		return nil
-	}
-	return &r
-}
-
-func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }

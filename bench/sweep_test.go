@@ -15,18 +15,20 @@ import (
 	"actionspace/metrics"
 	"actionspace/pipeline"
 	"actionspace/render"
+	"actionspace/space"
 )
 
 // wantCellColumns are the documented columns of cells.parquet, in order.
 var wantCellColumns = []string{
 	"run_id", "page_id", "url", "cell", "mode", "viewport_expansion", "text_policy", "error",
+	"space_sha256", "perception_sha256", "html_bytes", "html_tokens_cl100k", "html_tokens_o200k",
 	"action_count", "ids_L", "ids_B", "ids_I", "ids_F", "ids_O", "ids_M",
-	"space_bytes", "perception_bytes", "space_sha256", "perception_sha256",
+	"space_bytes", "perception_bytes",
 	"tokens_cl100k", "tokens_o200k", "perception_tokens_cl100k", "perception_tokens_o200k",
-	"html_bytes", "html_tokens_cl100k", "html_tokens_o200k", "ratio_cl100k", "ratio_o200k",
-	"render_ms", "render_runs", "tokenize_ms",
+	"ratio_cl100k", "ratio_o200k", "render_ms", "tokenize_ms",
 	"llm_model", "llm_ran", "llm_calls", "llm_rounds", "prompt_tokens_api", "completion_tokens_api",
 	"prompt_tokens_local", "llm_ms", "coverage", "hallucinated_ids", "cache_hits",
+	"render_runs",
 }
 
 // wantSummaryColumns are the documented columns of summary.parquet.
@@ -272,10 +274,10 @@ func TestConfig_Validate(t *testing.T) {
 		wantErr string // substring; "" for valid
 	}{
 		{"default", func(*Config) {}, ""},
-		{"deep unavailable", func(c *Config) { c.Modes = []string{ModeFast, ModeDeep} }, "not available"},
-		{"deep available", func(c *Config) { c.Modes = []string{ModeDeep}; c.Deep = Fast{} }, ""},
+		{"deep unavailable", func(c *Config) { c.Modes = []string{space.ModeFast, space.ModeDeep} }, "not available"},
+		{"deep available", func(c *Config) { c.Modes = []string{space.ModeDeep}; c.Deep = space.Fast{} }, ""},
 		{"unknown mode", func(c *Config) { c.Modes = []string{"slow"} }, `unknown mode "slow"`},
-		{"mode twice", func(c *Config) { c.Modes = []string{ModeFast, ModeFast} }, "listed twice"},
+		{"mode twice", func(c *Config) { c.Modes = []string{space.ModeFast, space.ModeFast} }, "listed twice"},
 		{"no modes", func(c *Config) { c.Modes = nil }, "modes: empty"},
 		{"bad expansion", func(c *Config) { c.Expansions = []int{-2} }, "viewport-expansion"},
 		{"expansion twice", func(c *Config) { c.Expansions = []int{0, 0} }, "listed twice"},
@@ -307,7 +309,7 @@ func TestCell_Key(t *testing.T) {
 			t.Errorf("ParseCellKey(%q) = %v, %v; want %v", c.Key(), got, err, c)
 		}
 	}
-	if got, want := (Cell{Mode: ModeFast, Expansion: -1, Text: dom.TextAll}).Key(), "fast/E-1/all"; got != want {
+	if got, want := (Cell{Mode: space.ModeFast, Expansion: -1, Text: dom.TextAll}).Key(), "fast/E-1/all"; got != want {
 		t.Errorf("Key() = %q, want %q", got, want)
 	}
 	for _, bad := range []string{"", "fast", "fast/500/all", "fast/Ex/all", "a/b/c/d"} {

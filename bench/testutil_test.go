@@ -138,7 +138,7 @@ func okRow(u, title, html string, packed []byte, at time.Time) dataset.PageRow {
 	return dataset.PageRow{
 		RunID: "stored-captures", PageID: pipeline.PageID(u), URL: u, FinalURL: u,
 		Status: dataset.StatusOK, HTTPStatus: ptr(int64(200)), ContentType: "text/html; charset=utf-8",
-		Title: title, HTML: html, HTMLBytes: &n, ViewportWidth: 1280, ViewportHeight: 720,
+		Title: title, HTML: html, HTMLMetrics: dataset.HTMLMetrics{HTMLBytes: &n}, ViewportWidth: 1280, ViewportHeight: 720,
 		BrowserVersion: "stored", Attempts: 1,
 		NavigateMS: &nav, SettleMS: &settle, CaptureMS: &capture, ContentMS: &content,
 		CapturedAt: at, Capture: packed, CaptureEncoding: dataset.CaptureEncoding,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"actionspace/dom"
+	"actionspace/space"
 )
 
 // pageTiming is the timing pass's result for one page.
@@ -51,7 +52,7 @@ func (s *sweeper) time(ctx context.Context, _ int, p pageColumns) pageTiming {
 			t.calibration = d
 		}
 		for i, c := range s.cells {
-			if c.Mode == ModeFast && ctx.Err() == nil {
+			if c.Mode == space.ModeFast && ctx.Err() == nil {
 				s.renderRun(ctx, tree, c, &rds[i])
 			}
 		}
@@ -70,7 +71,7 @@ func (s *sweeper) time(ctx context.Context, _ int, p pageColumns) pageTiming {
 
 // rendered is one cell's space with its timing.
 type rendered struct {
-	space Space
+	space space.Rendered
 	best  time.Duration // the fastest run
 	spent time.Duration // every run together
 	runs  int

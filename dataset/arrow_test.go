@@ -85,6 +85,9 @@ func spaceColumns() []column {
 		{"mode", "utf8", false},
 		{"viewport_expansion", "int64", false},
 		{"text_policy", "utf8", false},
+		{"action_space", "utf8", false},
+		{"perception_text", "utf8", false},
+		{"actions", actionsType, false},
 		{"action_count", "int64", false},
 		{"ids_L", "int64", false},
 		{"ids_B", "int64", false},
@@ -92,8 +95,6 @@ func spaceColumns() []column {
 		{"ids_F", "int64", false},
 		{"ids_O", "int64", false},
 		{"ids_M", "int64", false},
-		{"action_space", "utf8", false},
-		{"perception_text", "utf8", false},
 		{"space_bytes", "int64", false},
 		{"perception_bytes", "int64", false},
 		{"tokens_cl100k", "int64", true},
@@ -104,7 +105,6 @@ func spaceColumns() []column {
 		{"ratio_o200k", "float64", true},
 		{"render_ms", "float64", false},
 		{"tokenize_ms", "float64", false},
-		{"actions", actionsType, false},
 		{"llm_model", "utf8", true},
 		{"llm_ran", "bool", true},
 		{"llm_calls", "int64", true},
@@ -349,12 +349,28 @@ func arrowValue(t *testing.T, a arrow.Array, i int) any {
 // in the form arrowValue gives.
 func goField(row reflect.Value, name string) any {
 	for i := range row.NumField() {
+		if row.Type().Field(i).Anonymous {
+			if v, ok := findField(row.Field(i), name); ok {
+				return v
+			}
+			continue
+		}
 		tag, _, _ := strings.Cut(row.Type().Field(i).Tag.Get("parquet"), ",")
 		if tag == name {
 			return goValue(row.Field(i))
 		}
 	}
 	panic("no field " + name)
+}
+
+// findField is goField that reports a missing field instead of panicking.
+func findField(row reflect.Value, name string) (v any, ok bool) {
+	defer func() {
+		if recover() != nil {
+			v, ok = nil, false
+		}
+	}()
+	return goField(row, name), true
 }
 
 func goValue(v reflect.Value) any {

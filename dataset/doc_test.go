@@ -77,6 +77,7 @@ type astField struct {
 	column string
 	doc    string
 	note   string
+	embeds string // the struct an embedded field stands for; its fields are the columns
 }
 
 // parseRows parses the row structs of the Go file at path.
@@ -116,6 +117,10 @@ func parseRows(path string) (map[string]astStruct, error) {
 				}
 			}
 			for _, fld := range st.Fields.List {
+				if id, ok := fld.Type.(*ast.Ident); ok && len(fld.Names) == 0 && fld.Tag == nil {
+					s.fields = append(s.fields, astField{embeds: id.Name})
+					continue
+				}
 				if len(fld.Names) != 1 || fld.Tag == nil {
 					return nil, fmt.Errorf("%s: struct %s: every field must be named alone and tagged", fset.Position(fld.Pos()), ts.Name.Name)
 				}
@@ -133,7 +138,40 @@ func parseRows(path string) (map[string]astStruct, error) {
 			structs[ts.Name.Name] = s
 		}
 	}
+	for name := range structs {
+		s := structs[name]
+		fields, err := expandEmbedded(structs, name, 0)
+		if err != nil {
+			return nil, err
+		}
+		s.fields = fields
+		structs[name] = s
+	}
 	return structs, nil
+}
+
+// expandEmbedded returns the fields of struct name with every embedded
+// struct replaced by its own fields, in order, as Parquet flattens them.
+func expandEmbedded(structs map[string]astStruct, name string, depth int) ([]astField, error) {
+	if depth > 4 {
+		return nil, fmt.Errorf("struct %s: embedding too deep", name)
+	}
+	var out []astField
+	for _, f := range structs[name].fields {
+		if f.embeds == "" {
+			out = append(out, f)
+			continue
+		}
+		if _, ok := structs[f.embeds]; !ok {
+			return nil, fmt.Errorf("struct %s embeds %s, which rows.go does not define", name, f.embeds)
+		}
+		inner, err := expandEmbedded(structs, f.embeds, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, inner...)
+	}
+	return out, nil
 }
 
 // columnName returns the Parquet column name of a struct field: its parquet
@@ -159,6 +197,10 @@ func oneLine(cg *ast.CommentGroup) string {
 func reflectColumns(model any) []string {
 	var names []string
 	for f := range reflect.TypeOf(model).Fields() {
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			names = append(names, reflectColumns(reflect.Zero(f.Type).Interface())...)
+			continue
+		}
 		if !f.IsExported() {
 			continue
 		}

@@ -3,6 +3,7 @@ package dataset
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -118,4 +119,24 @@ func openParquet(path string) (*os.File, *parquet.File, error) {
 		return nil, nil, fmt.Errorf("open dataset %s: %w", path, err)
 	}
 	return f, pf, nil
+}
+
+// ToolVersion is the version of this build, as Metadata.ToolVersion
+// records it: the module version and, when built from a checkout, the VCS
+// revision.
+func ToolVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := info.Main.Version
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += "+" + s.Value[:12]
+		}
+		if s.Key == "vcs.modified" && s.Value == "true" {
+			v += "-dirty"
+		}
+	}
+	return v
 }

@@ -65,8 +65,14 @@ func Scan[T any](path string, fn func(T) error) error {
 		fnErr = fn(row)
 		return fnErr == nil
 	}
+	flat := flatten(rowType)
 	for i, rg := range pf.RowGroups() {
-		err := scanRowGroup(rg, want, buf, call)
+		var err error
+		if flat != nil {
+			err = scanFlat(rg, flat, call)
+		} else {
+			err = scanRowGroup(rg, want, buf, call)
+		}
 		if fnErr != nil {
 			return fnErr
 		}
@@ -113,4 +119,71 @@ func checkColumns(want, file *parquet.Schema) error {
 		}
 	}
 	return nil
+}
+
+// flatRow describes how to read a row struct that embeds other structs
+// (SpaceRow embeds SpaceMetrics): through a flat struct with the same
+// columns, whose fields are then copied over. parquet-go v0.32 reads a
+// null into a pointer field of an embedded struct as a pointer to zero,
+// which would turn every null of SpaceMetrics into 0; a flat struct
+// reads nulls as nil.
+type flatRow struct {
+	typ   reflect.Type // the flat struct
+	paths [][]int      // per field of typ, its index path in the row type
+}
+
+// flatten returns how to read t through a flat struct, or nil when t
+// embeds no struct and reads as it is.
+func flatten(t reflect.Type) *flatRow {
+	var fields []reflect.StructField
+	var paths [][]int
+	embeds := false
+	var walk func(t reflect.Type, path []int)
+	walk = func(t reflect.Type, path []int) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			p := append(append([]int(nil), path...), i)
+			if f.Anonymous && f.Type.Kind() == reflect.Struct {
+				embeds = true
+				walk(f.Type, p)
+				continue
+			}
+			if !f.IsExported() {
+				continue
+			}
+			f.Index, f.Offset = nil, 0
+			fields = append(fields, f)
+			paths = append(paths, p)
+		}
+	}
+	walk(t, nil)
+	if !embeds {
+		return nil
+	}
+	return &flatRow{typ: reflect.StructOf(fields), paths: paths}
+}
+
+// scanFlat reads the rows of rg through the flat struct of fr and passes
+// them to call until it returns false or the rows run out.
+func scanFlat[T any](rg parquet.RowGroup, fr *flatRow, call func(T) bool) error {
+	flat := reflect.New(fr.typ)
+	r := parquet.NewRowGroupReader(rg, parquet.SchemaOf(flat.Interface()))
+	defer r.Close()
+	for {
+		flat.Elem().SetZero()
+		if err := r.Read(flat.Interface()); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		var row T
+		v := reflect.ValueOf(&row).Elem()
+		for i, path := range fr.paths {
+			v.FieldByIndex(path).Set(flat.Elem().Field(i))
+		}
+		if !call(row) {
+			return nil
+		}
+	}
 }

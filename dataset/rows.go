@@ -56,15 +56,8 @@ type PageRow struct {
 	// time (not the bytes the server sent), as UTF-8; empty when it was not
 	// taken. The column is zstd-compressed in the file.
 	HTML string `parquet:"html" dataset:"blob"`
-	// HTMLBytes is the length of HTML in bytes (UTF-8); null when the HTML
-	// was not taken.
-	HTMLBytes *int64 `parquet:"html_bytes"`
-	// HTMLTokensCL100K is the number of cl100k_base tokens in HTML; null
-	// when the HTML was not taken or the encoding was not requested.
-	HTMLTokensCL100K *int64 `parquet:"html_tokens_cl100k"`
-	// HTMLTokensO200K is the number of o200k_base tokens in HTML; null when
-	// the HTML was not taken or the encoding was not requested.
-	HTMLTokensO200K *int64 `parquet:"html_tokens_o200k"`
+	// HTMLMetrics are the size and token counts of HTML.
+	HTMLMetrics
 	// DOMNodes is the number of element nodes the capture walked (document,
 	// open shadow roots and captured frames); null without a capture.
 	DOMNodes *int64 `parquet:"dom_nodes"`
@@ -197,6 +190,32 @@ type SpaceRow struct {
 	// (rendered text inside the grown viewport), "all" (all text, as the
 	// reference design does) or "none".
 	TextPolicy string `parquet:"text_policy"`
+	// ActionSpace is the action-space text an agent reads, UTF-8. In fast
+	// mode, one line per action or context text; in deep mode, the rendered
+	// LLM description.
+	ActionSpace string `parquet:"action_space" dataset:"blob"`
+	// PerceptionText is the full perception text: the action space wrapped
+	// in page metadata, scroll hints and start/end markers.
+	PerceptionText string `parquet:"perception_text" dataset:"blob"`
+	// Actions is the structured list of the actions in ActionSpace, in ID
+	// order as they appear in the text; an empty list when there are none.
+	Actions []Action `parquet:"actions,list"`
+	// SpaceMetrics are the space's measurements: counts, sizes, tokens,
+	// ratios, timings and the deep-mode figures.
+	SpaceMetrics
+	// LLMError is why deep mode did not finish for this space (a call that
+	// failed after its retries, or a first reply that stayed unparseable);
+	// the other deep columns then hold what was done before. Null when it
+	// finished, and on fast rows.
+	LLMError *string `parquet:"llm_error"`
+}
+
+// SpaceMetrics are the measurements of one rendered space, shared by the
+// spaces table and the bench's cells table so that each of these columns
+// is declared once. Pointer fields are nullable: nil means "not measured"
+// (an encoding not requested, a deep-mode dry run's missing text, a
+// fast-mode row's deep columns).
+type SpaceMetrics struct {
 	// ActionCount is the number of IDs in the action space: the sum of the
 	// ids_* columns.
 	ActionCount int64 `parquet:"action_count"`
@@ -212,28 +231,24 @@ type SpaceRow struct {
 	IDsO int64 `parquet:"ids_O"`
 	// IDsM is the number of M (other interactive) IDs.
 	IDsM int64 `parquet:"ids_M"`
-	// ActionSpace is the action-space text an agent reads, UTF-8. In fast
-	// mode, one line per action or context text; in deep mode, the rendered
-	// LLM description.
-	ActionSpace string `parquet:"action_space" dataset:"blob"`
-	// PerceptionText is the full perception text: the action space wrapped
-	// in page metadata, scroll hints and start/end markers.
-	PerceptionText string `parquet:"perception_text" dataset:"blob"`
-	// SpaceBytes is the length of ActionSpace in bytes (UTF-8).
+	// SpaceBytes is the length of the action space text in bytes (UTF-8);
+	// 0 when there is no text (a deep-mode dry run).
 	SpaceBytes int64 `parquet:"space_bytes"`
-	// PerceptionBytes is the length of PerceptionText in bytes (UTF-8).
+	// PerceptionBytes is the length of the perception text in bytes
+	// (UTF-8); 0 when there is no text.
 	PerceptionBytes int64 `parquet:"perception_bytes"`
-	// TokensCL100K is the number of cl100k_base tokens in ActionSpace; null
-	// when the encoding was not requested.
+	// TokensCL100K is the number of cl100k_base tokens in the action space
+	// text; null when the encoding was not requested, or when there is no
+	// text to count (a deep-mode dry run writes no description).
 	TokensCL100K *int64 `parquet:"tokens_cl100k"`
-	// TokensO200K is the number of o200k_base tokens in ActionSpace; null
-	// when the encoding was not requested.
+	// TokensO200K is the number of o200k_base tokens in the action space
+	// text; null as for tokens_cl100k.
 	TokensO200K *int64 `parquet:"tokens_o200k"`
-	// PerceptionTokensCL100K is the number of cl100k_base tokens in
-	// PerceptionText; null when the encoding was not requested.
+	// PerceptionTokensCL100K is the number of cl100k_base tokens in the
+	// perception text; null as for tokens_cl100k.
 	PerceptionTokensCL100K *int64 `parquet:"perception_tokens_cl100k"`
-	// PerceptionTokensO200K is the number of o200k_base tokens in
-	// PerceptionText; null when the encoding was not requested.
+	// PerceptionTokensO200K is the number of o200k_base tokens in the
+	// perception text; null as for tokens_cl100k.
 	PerceptionTokensO200K *int64 `parquet:"perception_tokens_o200k"`
 	// RatioCL100K is the page's html_tokens_cl100k divided by tokens_cl100k
 	// (how many times smaller the action space is than the raw HTML); null
@@ -242,16 +257,14 @@ type SpaceRow struct {
 	// RatioO200K is html_tokens_o200k divided by tokens_o200k; null as for
 	// ratio_cl100k.
 	RatioO200K *float64 `parquet:"ratio_o200k"`
-	// RenderMS is the time taken to build the action space and perception
-	// text from the capture, in milliseconds; for deep mode it includes the
-	// LLM calls (see llm_ms).
+	// RenderMS is the time taken to select the view and build the action
+	// space and perception text from the decoded capture, in milliseconds
+	// (nanosecond precision); for deep mode it includes the LLM calls (see
+	// llm_ms). The bench's cells keep the fastest of render_runs renders.
 	RenderMS float64 `parquet:"render_ms"`
-	// TokenizeMS is the time taken to count the tokens of this row, all
-	// encodings together, in milliseconds.
+	// TokenizeMS is the time taken to count the tokens of both texts in
+	// every encoding, in milliseconds.
 	TokenizeMS float64 `parquet:"tokenize_ms"`
-	// Actions is the structured list of the actions in ActionSpace, in ID
-	// order as they appear in the text; an empty list when there are none.
-	Actions []Action `parquet:"actions,list"`
 
 	// The deep-mode columns: null on every fast-mode row.
 
@@ -277,7 +290,8 @@ type SpaceRow struct {
 	// locally with the model's encoding; set even when the LLM did not run.
 	PromptTokensLocal *int64 `parquet:"prompt_tokens_local"`
 	// LLMMS is the wall time spent in LLM calls, retries included, in
-	// milliseconds.
+	// milliseconds; null when no reply was used and no call made (a dry
+	// run).
 	LLMMS *float64 `parquet:"llm_ms"`
 	// Coverage is the fraction of the page's IDs the LLM described, in
 	// [0, 1]; null when the LLM did not run.
@@ -288,11 +302,20 @@ type SpaceRow struct {
 	// CacheHits is the number of replies served from the on-disk cache
 	// instead of the endpoint.
 	CacheHits *int64 `parquet:"cache_hits"`
-	// LLMError is why deep mode did not finish for this space (a call that
-	// failed after its retries, or a first reply that stayed unparseable);
-	// the other deep columns then hold what was done before. Null when it
-	// finished, and on fast rows.
-	LLMError *string `parquet:"llm_error"`
+}
+
+// HTMLMetrics are the size and token counts of a page's HTML, shared by
+// the pages table and the bench's cells table.
+type HTMLMetrics struct {
+	// HTMLBytes is the length of the page's HTML (the pages table's html
+	// column) in bytes (UTF-8); null when the HTML was not taken.
+	HTMLBytes *int64 `parquet:"html_bytes"`
+	// HTMLTokensCL100K is the number of cl100k_base tokens in the HTML;
+	// null when the HTML was not taken or the encoding was not requested.
+	HTMLTokensCL100K *int64 `parquet:"html_tokens_cl100k"`
+	// HTMLTokensO200K is the number of o200k_base tokens in the HTML; null
+	// when the HTML was not taken or the encoding was not requested.
+	HTMLTokensO200K *int64 `parquet:"html_tokens_o200k"`
 }
 
 // Action is one action of an action space: an element with an ID that an

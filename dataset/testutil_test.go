@@ -82,19 +82,21 @@ func spaceRow(i int) SpaceRow {
 		Mode:              "fast",
 		ViewportExpansion: []int64{0, 500, -1}[i%3],
 		TextPolicy:        []string{"viewport", "all", "none"}[i%3],
-		IDsL:              int64(i % 5),
-		IDsB:              int64(i % 3),
-		IDsI:              1,
-		IDsF:              0,
-		IDsO:              int64(i % 2),
-		IDsM:              2,
 		ActionSpace:       fmt.Sprintf("B1[:]<button>Submit %d</button>\n_[:]Forgot your password?", i),
-		TokensCL100K:      ptr(int64(15 + i)),
-		TokensO200K:       ptr(int64(14 + i)),
-		RatioCL100K:       ptr(41.5),
-		RatioO200K:        nil, // e.g. the HTML count was missing
-		RenderMS:          0.75,
-		TokenizeMS:        0.5,
+		SpaceMetrics: SpaceMetrics{
+			IDsL:         int64(i % 5),
+			IDsB:         int64(i % 3),
+			IDsI:         1,
+			IDsF:         0,
+			IDsO:         int64(i % 2),
+			IDsM:         2,
+			TokensCL100K: ptr(int64(15 + i)),
+			TokensO200K:  ptr(int64(14 + i)),
+			RatioCL100K:  ptr(41.5),
+			RatioO200K:   nil, // e.g. the HTML count was missing
+			RenderMS:     0.75,
+			TokenizeMS:   0.5,
+		},
 	}
 	r.ActionCount = r.IDsL + r.IDsB + r.IDsI + r.IDsF + r.IDsO + r.IDsM
 	r.PerceptionText = "[Start of page]\n" + r.ActionSpace + "\n[End of page]"

@@ -5,38 +5,13 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
-	"slices"
-	"strings"
 	"time"
 
 	"actionspace/dataset"
 	"actionspace/dom"
 	"actionspace/metrics"
-	"actionspace/render"
+	"actionspace/space"
 )
-
-// Mode names in the spaces table.
-const (
-	ModeFast = "fast"
-	ModeDeep = "deep"
-)
-
-// ParseModes validates a comma list of modes.
-func ParseModes(list string) ([]string, error) {
-	var modes []string
-	seen := map[string]bool{}
-	for _, m := range strings.Split(list, ",") {
-		m = strings.TrimSpace(m)
-		if m != ModeFast && m != ModeDeep {
-			return nil, fmt.Errorf("unknown mode %q (want fast, deep)", m)
-		}
-		if !seen[m] {
-			seen[m] = true
-			modes = append(modes, m)
-		}
-	}
-	return modes, nil
-}
 
 // Config holds the settings of a crawl. The zero value is not usable; start
 // from DefaultConfig.
@@ -70,12 +45,12 @@ type Config struct {
 	// and numbers parts in its own only, so it never touches the open
 	// files of another crawl.
 	Resume bool
-	// Modes lists the renderings per page and expansion: ModeFast, ModeDeep
-	// or both; one spaces row each.
+	// Modes lists the renderings per page and expansion: space.ModeFast,
+	// space.ModeDeep or both; one spaces row each.
 	Modes []string
-	// Deep renders deep mode; required when Modes holds ModeDeep. Its nil
-	// Client means a dry run (the prompt is built and counted, no call).
-	Deep *render.Deep
+	// Deep renders deep mode (space.Deep around a render.Deep); required
+	// when Modes holds space.ModeDeep.
+	Deep space.Renderer
 	// Expansions lists the viewport_expansion values rendered per page: one
 	// spaces row each (per mode).
 	Expansions []int
@@ -104,7 +79,7 @@ func DefaultConfig() Config {
 		Grace:        DefaultGrace,
 		RecyclePages: DefaultRecyclePages,
 		Output:       dataset.DefaultPartsConfig(),
-		Modes:        []string{ModeFast},
+		Modes:        []string{space.ModeFast},
 		Expansions:   []int{0, 500, dom.WholePage},
 		Text:         dom.TextViewport,
 		Encodings:    []metrics.Encoding{metrics.CL100K, metrics.O200K},
@@ -133,12 +108,20 @@ func (c Config) Validate() error {
 	case len(c.Encodings) == 0:
 		return fmt.Errorf("encodings: empty list")
 	}
-	if slices.Contains(c.Modes, ModeDeep) {
-		if c.Deep == nil {
-			return fmt.Errorf("mode: deep needs a deep renderer")
-		}
-		if err := c.Deep.Validate(); err != nil {
-			return err
+	for _, m := range c.Modes {
+		switch m {
+		case space.ModeFast:
+		case space.ModeDeep:
+			if c.Deep == nil {
+				return fmt.Errorf("mode: deep needs a deep renderer")
+			}
+			if v, ok := c.Deep.(interface{ Validate() error }); ok {
+				if err := v.Validate(); err != nil {
+					return err
+				}
+			}
+		default:
+			return fmt.Errorf("mode: unknown mode %q (want fast, deep)", m)
 		}
 	}
 	if err := c.Browser.Validate(); err != nil {

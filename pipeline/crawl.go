@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"runtime/debug"
 
 	"actionspace/dataset"
 )
@@ -115,7 +114,7 @@ func prepareOutput(cfg Config, targets []Target, outDir string) (*output, error)
 func (o *output) crawl(ctx context.Context, cfg Config, browser Browser, onResult func(Result)) (Stats, error) {
 	cfg.RunID = o.runID
 	meta := dataset.Metadata{
-		ToolVersion:    ToolVersion(),
+		ToolVersion:    dataset.ToolVersion(),
 		BrowserVersion: browser.Version(),
 		RunID:          cfg.RunID,
 		Config:         cfg.record(),
@@ -188,23 +187,4 @@ func (c Config) record() string {
 		return "{}"
 	}
 	return string(out)
-}
-
-// ToolVersion is the version of this build: the module version and, when
-// built from a checkout, the VCS revision.
-func ToolVersion() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := info.Main.Version
-	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += "+" + s.Value[:12]
-		}
-		if s.Key == "vcs.modified" && s.Value == "true" {
-			v += "-dirty"
-		}
-	}
-	return v
 }

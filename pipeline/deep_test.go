@@ -17,6 +17,7 @@ import (
 	"actionspace/llm"
 	"actionspace/metrics"
 	"actionspace/render"
+	"actionspace/space"
 )
 
 // chatServer is a local OpenAI-compatible chat-completions server that
@@ -106,9 +107,9 @@ func TestCrawl_DeepMode(t *testing.T) {
 		}
 		cfg := DefaultConfig()
 		cfg.RunID, cfg.Workers, cfg.Timeout = "deep-test", 2, 30*time.Second
-		cfg.Modes = []string{ModeFast, ModeDeep}
+		cfg.Modes = []string{space.ModeFast, space.ModeDeep}
 		cfg.Expansions = []int{0}
-		cfg.Deep = &render.Deep{Client: client, Model: "test-model", Cache: cache, Counter: counter}
+		cfg.Deep = space.Deep{Renderer: &render.Deep{Client: client, Model: "test-model", Cache: cache, Counter: counter}}
 		out := t.TempDir()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
@@ -138,7 +139,7 @@ func TestCrawl_DeepMode(t *testing.T) {
 	var calls, prompt, completion int64
 	deepText := map[string]string{}
 	for _, r := range first {
-		if r.Mode != ModeDeep {
+		if r.Mode != space.ModeDeep {
 			if r.LLMRan != nil {
 				t.Errorf("%s: fast row has llm_ran", r.URL)
 			}
@@ -170,7 +171,7 @@ func TestCrawl_DeepMode(t *testing.T) {
 		t.Errorf("cached rerun made %d HTTP calls, want 0", chat.calls-before)
 	}
 	for _, r := range second {
-		if r.Mode != ModeDeep {
+		if r.Mode != space.ModeDeep {
 			continue
 		}
 		if r.ActionSpace != deepText[r.URL] || *r.LLMCalls != 0 || *r.CacheHits == 0 {
@@ -194,9 +195,9 @@ func TestCrawl_DeepDryRun(t *testing.T) {
 	}
 	cfg := DefaultConfig()
 	cfg.RunID, cfg.Workers = "dry", 2
-	cfg.Modes = []string{ModeDeep}
+	cfg.Modes = []string{space.ModeDeep}
 	cfg.Expansions = []int{0, -1}
-	cfg.Deep = &render.Deep{Counter: counter}
+	cfg.Deep = space.Deep{Renderer: &render.Deep{Counter: counter}}
 	out := t.TempDir()
 	urls := corpora.DefaultURLs(srv.URL)[:3]
 	if _, err := Crawl(context.Background(), cfg, TargetsFromURLs(urls), out, nil); err != nil {
@@ -214,7 +215,7 @@ func TestCrawl_DeepDryRun(t *testing.T) {
 		}
 		for _, r := range rows {
 			n++
-			if r.Mode != ModeDeep || r.LLMRan == nil || *r.LLMRan || *r.LLMCalls != 0 || r.PromptTokensLocal == nil || *r.PromptTokensLocal <= 0 ||
+			if r.Mode != space.ModeDeep || r.LLMRan == nil || *r.LLMRan || *r.LLMCalls != 0 || r.PromptTokensLocal == nil || *r.PromptTokensLocal <= 0 ||
 				r.CompletionTokensAPI != nil || r.PromptTokensAPI != nil || r.Coverage != nil || r.LLMModel != nil || r.ActionCount == 0 {
 				t.Errorf("%s E=%d: dry-run row %+v", r.URL, r.ViewportExpansion, r)
 			}

@@ -2,33 +2,30 @@ package pipeline
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"actionspace/dataset"
 	"actionspace/dom"
-	"actionspace/metrics"
 	"actionspace/render"
+	"actionspace/space"
 )
 
 // processor turns a page load into its rows: it decodes the capture once
 // and renders every expansion from it (capture once, render many).
 type processor struct {
 	cfg            Config
-	counter        *metrics.Counter
+	meter          *space.Meter
+	renderers      map[string]space.Renderer
 	browserVersion string
-	viewportW      int64
-	viewportH      int64
 }
 
 func newProcessor(cfg Config, browserVersion string) (*processor, error) {
-	counter, err := metrics.NewCounter(cfg.Encodings...)
+	meter, err := space.NewMeter(cfg.Encodings...)
 	if err != nil {
-		return nil, fmt.Errorf("tokenizers: %w", err)
+		return nil, err
 	}
-	b := cfg.Browser.withDefaults()
-	return &processor{cfg: cfg, counter: counter, browserVersion: browserVersion,
-		viewportW: int64(b.ViewportWidth), viewportH: int64(b.ViewportHeight)}, nil
+	return &processor{cfg: cfg, meter: meter, browserVersion: browserVersion,
+		renderers: map[string]space.Renderer{space.ModeFast: space.Fast{}, space.ModeDeep: cfg.Deep}}, nil
 }
 
 // base fills the columns every pages row has.
@@ -37,12 +34,12 @@ func (p *processor) base(t Target, load *Load, attempts int, started time.Time) 
 		RunID:          p.cfg.RunID,
 		PageID:         t.PageID,
 		URL:            t.URL,
-		ViewportWidth:  p.viewportW,
-		ViewportHeight: p.viewportH,
+		ViewportWidth:  int64(p.cfg.Browser.withDefaults().ViewportWidth),
+		ViewportHeight: int64(p.cfg.Browser.withDefaults().ViewportHeight),
 		BrowserVersion: p.browserVersion,
 		Attempts:       int64(attempts),
 		CapturedAt:     time.Now().UTC(),
-		TotalMS:        ms(time.Since(started)),
+		TotalMS:        space.MS(time.Since(started)),
 	}
 	if load != nil {
 		row.FinalURL = load.FinalURL
@@ -112,160 +109,66 @@ func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempt
 	}
 	row.DOMNodes, row.TextNodes, row.InteractiveNodes = ptr(elements), ptr(texts), ptr(interactive)
 
-	htmlTokens := p.count(load.HTML)
-	row.HTMLTokensCL100K, row.HTMLTokensO200K = htmlTokens[metrics.CL100K], htmlTokens[metrics.O200K]
+	html, err := p.meter.Count(load.HTML)
+	if err != nil {
+		p.cfg.logger().Warn("HTML tokens not counted", logPageID, t.PageID, logURL, t.URL, logError, err)
+	}
+	row.HTMLTokensCL100K, row.HTMLTokensO200K = html.CL100K, html.O200K
 
 	spaces := make([]dataset.SpaceRow, 0, len(p.cfg.Expansions)*len(p.cfg.Modes))
 	var labels []render.Action // the first expansion's actions, for a labeled screenshot
 	for i, e := range p.cfg.Expansions {
-		view := tree.Select(dom.Options{Expansion: e, Text: p.cfg.Text})
+		opts := dom.Options{Expansion: e, Text: p.cfg.Text}
 		if i == 0 && p.cfg.Screenshots == ScreenshotsLabeled && len(load.Screenshot) > 0 {
-			labels = render.Fast(view).Actions
+			labels = render.Fast(tree.Select(opts)).Actions
 		}
 		for _, mode := range p.cfg.Modes {
-			if mode == ModeDeep {
-				spaces = append(spaces, p.deepSpace(ctx, t, view, htmlTokens))
-			} else {
-				spaces = append(spaces, p.space(t, view, htmlTokens))
-			}
+			spaces = append(spaces, p.space(ctx, t, tree, opts, mode, html))
 		}
 	}
 	p.screenshotColumns(&row, load, pg, labels)
-	row.ProcessMS = ptr(ms(time.Since(procStart)))
-	row.TotalMS = ms(time.Since(started))
+	row.ProcessMS = ptr(space.MS(time.Since(procStart)))
+	row.TotalMS = space.MS(time.Since(started))
 	return Result{Page: row, Spaces: spaces}
 }
 
-// space renders one view in fast mode and measures it.
-func (p *processor) space(t Target, view *dom.View, htmlTokens map[metrics.Encoding]*int64) dataset.SpaceRow {
+// space selects one view of the page, renders it in one mode and
+// measures it. A deep failure does not fail the page: the row keeps what
+// was done and says why in llm_error.
+func (p *processor) space(ctx context.Context, t Target, tree *dom.Tree, opts dom.Options, mode string, html space.Tokens) dataset.SpaceRow {
 	start := time.Now()
-	sp := render.Fast(view)
-	renderMS := ms(time.Since(start))
-	row := SpaceRowOf(sp)
-	p.measure(&row, t, view, ModeFast, htmlTokens)
-	row.RenderMS = renderMS
-	return row
-}
-
-// deepSpace renders one view in deep mode. A deep failure does not fail
-// the page: the row keeps what was done and says why in llm_error.
-func (p *processor) deepSpace(ctx context.Context, t Target, view *dom.View, htmlTokens map[metrics.Encoding]*int64) dataset.SpaceRow {
-	start := time.Now()
-	ds, err := p.cfg.Deep.Render(ctx, view)
-	renderMS := ms(time.Since(start))
-	row := DeepSpaceRowOf(ds, err)
-	p.measure(&row, t, view, ModeDeep, htmlTokens)
-	row.RenderMS = renderMS
-	return row
-}
-
-// measure fills the identity of a spaces row and its token counts, sizes
-// and ratios.
-func (p *processor) measure(row *dataset.SpaceRow, t Target, view *dom.View, mode string, htmlTokens map[metrics.Encoding]*int64) {
-	start := time.Now()
-	tokens := p.count(row.ActionSpace)
-	ptokens := p.count(row.PerceptionText)
-	row.TokenizeMS = ms(time.Since(start))
-	row.RunID, row.PageID, row.URL = p.cfg.RunID, t.PageID, t.URL
-	row.Mode = mode
-	row.ViewportExpansion = int64(view.Options.Expansion)
-	row.TextPolicy = string(view.Options.Text)
-	row.TokensCL100K, row.TokensO200K = tokens[metrics.CL100K], tokens[metrics.O200K]
-	row.PerceptionTokensCL100K, row.PerceptionTokensO200K = ptokens[metrics.CL100K], ptokens[metrics.O200K]
-	row.RatioCL100K = ratio(htmlTokens[metrics.CL100K], tokens[metrics.CL100K])
-	row.RatioO200K = ratio(htmlTokens[metrics.O200K], tokens[metrics.O200K])
-}
-
-// DeepSpaceRowOf fills the columns of a deep spaces row that come from the
-// deep rendering: the agent-facing description as the action space, the
-// IDs and actions of the fast view it describes, and the LLM accounting.
-// Figures that were not measured stay null: a dry run (no endpoint) sets
-// llm_ran false and the local prompt tokens only.
-func DeepSpaceRowOf(ds render.DeepSpace, renderErr error) dataset.SpaceRow {
-	row := SpaceRowOf(ds.Fast)
-	row.ActionSpace = ds.Text
-	row.PerceptionText = ds.Perception
-	row.SpaceBytes = int64(len(ds.Text))
-	row.PerceptionBytes = int64(len(ds.Perception))
-	if ds.Model != "" {
-		row.LLMModel = ptr(ds.Model)
+	r, renderErr := p.renderers[mode].Render(ctx, tree.Select(opts))
+	renderTime := time.Since(start)
+	row := dataset.SpaceRow{
+		RunID:             p.cfg.RunID,
+		PageID:            t.PageID,
+		URL:               t.URL,
+		Mode:              mode,
+		ViewportExpansion: int64(opts.Expansion),
+		TextPolicy:        string(opts.Text),
+		Actions:           space.Actions(r.Actions),
 	}
-	row.LLMRan = ptr(ds.LLMRan)
-	row.LLMCalls = ptr(int64(ds.Calls))
-	row.LLMRounds = ptr(int64(ds.Rounds))
-	row.PromptTokensAPI, row.CompletionTokensAPI = ds.PromptTokensAPI, ds.CompletionTokensAPI
-	row.PromptTokensLocal = ptr(ds.PromptTokensLocal)
-	row.CacheHits = ptr(int64(ds.CacheHits))
-	if ds.LLMRan || ds.Calls > 0 {
-		row.LLMMS = ptr(ms(ds.LLMTime))
+	if !r.NoText {
+		row.ActionSpace, row.PerceptionText = r.ActionSpace, r.Perception
 	}
-	if ds.LLMRan {
-		row.Coverage = ptr(ds.Coverage)
-		row.HallucinatedIDs = ptr(int64(ds.HallucinatedIDs))
+	var err error
+	if row.SpaceMetrics, err = p.meter.Measure(r, html); err != nil {
+		p.cfg.logger().Warn("space tokens not counted", logPageID, t.PageID, logURL, t.URL, logError, err)
 	}
+	row.RenderMS = space.MS(renderTime)
 	if renderErr != nil {
 		row.LLMError = ptr(renderErr.Error())
 	}
 	return row
 }
 
-// SpaceRowOf fills the columns of a spaces row that come from the rendered
-// space itself: text, sizes, ID counts and structured actions.
-func SpaceRowOf(sp render.Space) dataset.SpaceRow {
-	row := dataset.SpaceRow{
-		ActionCount:     int64(len(sp.Actions)),
-		IDsL:            int64(sp.Counts[dom.LetterLink]),
-		IDsB:            int64(sp.Counts[dom.LetterButton]),
-		IDsI:            int64(sp.Counts[dom.LetterInput]),
-		IDsF:            int64(sp.Counts[dom.LetterImage]),
-		IDsO:            int64(sp.Counts[dom.LetterOption]),
-		IDsM:            int64(sp.Counts[dom.LetterOther]),
-		ActionSpace:     sp.ActionSpace,
-		PerceptionText:  sp.Perception,
-		SpaceBytes:      int64(len(sp.ActionSpace)),
-		PerceptionBytes: int64(len(sp.Perception)),
-		Actions:         make([]dataset.Action, len(sp.Actions)),
-	}
-	for i, a := range sp.Actions {
-		row.Actions[i] = dataset.Action{ID: a.ID, Role: a.Role, Tag: a.Tag, Kind: a.Kind, Name: a.Name,
-			Locator: a.Locator, X: a.Rect[0], Y: a.Rect[1], Width: a.Rect[2], Height: a.Rect[3]}
-	}
-	return row
-}
-
-// count returns the token count of text per configured encoding; encodings
-// not configured stay nil (null in the dataset).
-func (p *processor) count(text string) map[metrics.Encoding]*int64 {
-	out := make(map[metrics.Encoding]*int64, len(p.cfg.Encodings))
-	for _, enc := range p.cfg.Encodings {
-		n, err := p.counter.Count(enc, text)
-		if err != nil {
-			continue // a configured encoding does not fail on text; leave null
-		}
-		out[enc] = ptr(n)
-	}
-	return out
-}
-
-func ratio(html, space *int64) *float64 {
-	if html == nil || space == nil {
-		return nil
-	}
-	r, ok := metrics.Ratio(*html, *space)
-	if !ok {
-		return nil
-	}
-	return &r
-}
-
 func ptr[T any](v T) *T { return &v }
 
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// optMS is ms for a stage that may not have run (zero duration → null).
+// optMS is space.MS for a stage that may not have run (zero duration →
+// null).
 func optMS(d time.Duration) *float64 {
 	if d == 0 {
 		return nil
 	}
-	return ptr(ms(d))
+	return ptr(space.MS(d))
 }

@@ -33,6 +33,7 @@ import (
 	"actionspace/internal/llmflags"
 	"actionspace/metrics"
 	"actionspace/pipeline"
+	"actionspace/space"
 )
 
 func main() {
@@ -164,12 +165,12 @@ Flags:
 	if err := parseMatrix(&cfg, o); err != nil {
 		return err
 	}
-	if slices.Contains(cfg.Modes, bench.ModeDeep) {
+	if slices.Contains(cfg.Modes, space.ModeDeep) {
 		d, err := o.llm.Deep(os.Getenv, log)
 		if err != nil {
 			return usageError{err}
 		}
-		cfg.Deep = bench.Deep{Renderer: d}
+		cfg.Deep = space.Deep{Renderer: d}
 	} else if o.llm.BaseURL != "" {
 		return usagef("--llm-base-url needs --modes with deep")
 	}

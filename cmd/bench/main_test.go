@@ -25,6 +25,7 @@ import (
 	"actionspace/dom"
 	"actionspace/internal/browsertest"
 	"actionspace/pipeline"
+	"actionspace/space"
 )
 
 // runBench runs the command with args and returns its exit code and
@@ -86,7 +87,7 @@ func captureDataset(t *testing.T) string {
 		html := rec.Body.String()
 		n := int64(len(html))
 		if err := w.Write(dataset.PageRow{RunID: "stored", PageID: pipeline.PageID(c.Page.URL), URL: c.Page.URL,
-			Status: dataset.StatusOK, HTML: html, HTMLBytes: &n, CapturedAt: time.Unix(0, 0).UTC(),
+			Status: dataset.StatusOK, HTML: html, HTMLMetrics: dataset.HTMLMetrics{HTMLBytes: &n}, CapturedAt: time.Unix(0, 0).UTC(),
 			Capture: packed, CaptureEncoding: dataset.CaptureEncoding}); err != nil {
 			t.Fatal(err)
 		}
@@ -238,7 +239,7 @@ func TestBaseline_Committed(t *testing.T) {
 		t.Fatalf("committed baseline: %v (make it with the commands in the README's bench section)", err)
 	}
 	cfg := bench.DefaultConfig()
-	cfg.Modes = []string{bench.ModeFast, bench.ModeDeep}
+	cfg.Modes = []string{space.ModeFast, space.ModeDeep}
 	for _, c := range cfg.Cells() {
 		sc := s.Cell(c.Key())
 		if sc == nil {

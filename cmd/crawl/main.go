@@ -41,6 +41,7 @@ import (
 	"actionspace/internal/llmflags"
 	"actionspace/metrics"
 	"actionspace/pipeline"
+	"actionspace/space"
 )
 
 func main() {
@@ -125,7 +126,7 @@ Flags:
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "pages crawled at once (`N`)")
 	fs.StringVar(&o.viewport, "viewport", "1280x720", "browser viewport `WxH` in CSS pixels")
 	fs.StringVar(&o.expansions, "viewport-expansion", "0,500,-1", "comma `LIST` of viewport expansions in pixels, -1 = whole page; one spaces row each")
-	fs.StringVar(&o.modes, "mode", pipeline.ModeFast, "renderings per page and expansion (`LIST` of fast, deep); one spaces row each")
+	fs.StringVar(&o.modes, "mode", space.ModeFast, "renderings per page and expansion (`LIST` of fast, deep); one spaces row each")
 	o.llm = llmflags.Register(fs)
 	fs.StringVar(&o.text, "text", string(dom.TextViewport), "context text: viewport (inside the window), all (every text), none")
 	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "time limit per URL attempt (`DURATION`)")
@@ -184,13 +185,15 @@ Flags:
 	if cfg.Encodings, err = metrics.ParseEncodings(o.encodings); err != nil {
 		return usagef("--encodings: %v", err)
 	}
-	if cfg.Modes, err = pipeline.ParseModes(o.modes); err != nil {
+	if cfg.Modes, err = space.ParseModes(o.modes); err != nil {
 		return usagef("--mode: %v", err)
 	}
-	if slices.Contains(cfg.Modes, pipeline.ModeDeep) {
-		if cfg.Deep, err = o.llm.Deep(os.Getenv, log); err != nil {
+	if slices.Contains(cfg.Modes, space.ModeDeep) {
+		d, err := o.llm.Deep(os.Getenv, log)
+		if err != nil {
 			return usageError{err}
 		}
+		cfg.Deep = space.Deep{Renderer: d}
 	} else if o.llm.BaseURL != "" {
 		return usagef("--llm-base-url needs --mode with deep")
 	}

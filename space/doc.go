@@ -1,0 +1,15 @@
+// Package space owns "a rendered space and its measurements", the one
+// notion crawl and bench share.
+//
+// The model: a [Renderer] turns a [dom.View] (a page's capture seen
+// through one window and text policy) into a [Rendered] space — the
+// action-space text, its perception text, the structured actions and, in
+// deep mode, what the LLM calls cost. A [Meter] then measures it the same
+// way wherever it was rendered: ID counts, bytes, exact tokens per
+// encoding, the compression ratio against the page's HTML, timings (see
+// [MS]) and the deep-mode figures, into a [dataset.SpaceMetrics], the
+// struct both the spaces table and the bench's cells table embed. Mode
+// names ([ModeFast], [ModeDeep]) live here too.
+//
+// The package is offline: it links no browser.
+package space

@@ -1,0 +1,151 @@
+package space
+
+import (
+	"fmt"
+	"time"
+
+	"actionspace/dataset"
+	"actionspace/dom"
+	"actionspace/metrics"
+	"actionspace/render"
+)
+
+// Tokens is a text's token count in each encoding that has a column; nil
+// where the encoding was not counted.
+type Tokens struct {
+	CL100K, O200K *int64
+}
+
+// Of returns the count in enc; nil when it was not counted.
+func (t Tokens) Of(enc metrics.Encoding) *int64 {
+	switch enc {
+	case metrics.CL100K:
+		return t.CL100K
+	case metrics.O200K:
+		return t.O200K
+	}
+	return nil
+}
+
+func (t *Tokens) set(enc metrics.Encoding, n int64) {
+	switch enc {
+	case metrics.CL100K:
+		t.CL100K = &n
+	case metrics.O200K:
+		t.O200K = &n
+	}
+}
+
+// Meter measures rendered spaces in a fixed set of encodings. It is the
+// one measurement of a space that crawl and bench share: sizes, ID
+// counts, tokens, compression ratios, timings and the deep-mode figures.
+// A Meter is safe for concurrent use.
+type Meter struct {
+	counter   *metrics.Counter
+	encodings []metrics.Encoding
+}
+
+// NewMeter loads the tokenizers of encodings (at least one).
+func NewMeter(encodings ...metrics.Encoding) (*Meter, error) {
+	if len(encodings) == 0 {
+		return nil, fmt.Errorf("encodings: empty list")
+	}
+	c, err := metrics.NewCounter(encodings...)
+	if err != nil {
+		return nil, fmt.Errorf("tokenizers: %w", err)
+	}
+	return &Meter{counter: c, encodings: encodings}, nil
+}
+
+// Encodings returns the encodings m counts, in the order given to NewMeter.
+func (m *Meter) Encodings() []metrics.Encoding { return m.encodings }
+
+// Count counts text's tokens in every encoding of m.
+func (m *Meter) Count(text string) (Tokens, error) {
+	var t Tokens
+	for _, enc := range m.encodings {
+		n, err := m.counter.Count(enc, text)
+		if err != nil {
+			return Tokens{}, err
+		}
+		t.set(enc, n)
+	}
+	return t, nil
+}
+
+// Measure measures a rendered space against its page's HTML token counts:
+// ID counts, sizes, tokens of both texts, ratios, the tokenizing time and,
+// for deep mode, the LLM figures. The render time is the caller's to set
+// (RenderMS), as only it knows what it timed. A space without text
+// (NoText) keeps sizes 0 and tokens null. It fails only when counting
+// fails; the metrics then hold everything but the tokens.
+func (m *Meter) Measure(r Rendered, html Tokens) (dataset.SpaceMetrics, error) {
+	sm := dataset.SpaceMetrics{
+		ActionCount: int64(len(r.Actions)),
+		IDsL:        int64(r.Counts[dom.LetterLink]),
+		IDsB:        int64(r.Counts[dom.LetterButton]),
+		IDsI:        int64(r.Counts[dom.LetterInput]),
+		IDsF:        int64(r.Counts[dom.LetterImage]),
+		IDsO:        int64(r.Counts[dom.LetterOption]),
+		IDsM:        int64(r.Counts[dom.LetterOther]),
+	}
+	if d := r.Deep; d != nil {
+		if d.Model != "" {
+			sm.LLMModel = ptr(d.Model)
+		}
+		sm.LLMRan = ptr(d.LLMRan)
+		sm.LLMCalls, sm.LLMRounds = ptr(d.Calls), ptr(d.Rounds)
+		sm.PromptTokensAPI, sm.CompletionTokensAPI = d.PromptTokensAPI, d.CompletionTokensAPI
+		sm.PromptTokensLocal = ptr(d.PromptTokensLocal)
+		if d.LLMRan || d.Calls > 0 {
+			sm.LLMMS = ptr(MS(d.LLMTime))
+		}
+		sm.Coverage, sm.HallucinatedIDs = d.Coverage, d.HallucinatedIDs
+		sm.CacheHits = ptr(d.CacheHits)
+	}
+	if r.NoText {
+		return sm, nil
+	}
+	sm.SpaceBytes, sm.PerceptionBytes = int64(len(r.ActionSpace)), int64(len(r.Perception))
+	start := time.Now()
+	tok, err := m.Count(r.ActionSpace)
+	if err != nil {
+		return sm, fmt.Errorf("count tokens: %w", err)
+	}
+	ptok, err := m.Count(r.Perception)
+	if err != nil {
+		return sm, fmt.Errorf("count tokens: %w", err)
+	}
+	sm.TokenizeMS = MS(time.Since(start))
+	sm.TokensCL100K, sm.TokensO200K = tok.CL100K, tok.O200K
+	sm.PerceptionTokensCL100K, sm.PerceptionTokensO200K = ptok.CL100K, ptok.O200K
+	sm.RatioCL100K, sm.RatioO200K = Ratio(html.CL100K, tok.CL100K), Ratio(html.O200K, tok.O200K)
+	return sm, nil
+}
+
+// Ratio is the compression ratio html / space (see metrics.Ratio); nil
+// when either count is missing or the space has no tokens.
+func Ratio(html, space *int64) *float64 {
+	if html == nil || space == nil {
+		return nil
+	}
+	r, ok := metrics.Ratio(*html, *space)
+	if !ok {
+		return nil
+	}
+	return &r
+}
+
+// MS converts a duration to the milliseconds every *_ms column holds, with
+// nanosecond precision.
+func MS(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+
+// Actions converts a space's actions to the dataset's structured list.
+func Actions(actions []render.Action) []dataset.Action {
+	out := make([]dataset.Action, len(actions))
+	for i, a := range actions {
+		out[i] = dataset.Action{ID: a.ID, Role: a.Role, Tag: a.Tag, Kind: a.Kind, Name: a.Name,
+			Locator: a.Locator, X: a.Rect[0], Y: a.Rect[1], Width: a.Rect[2], Height: a.Rect[3]}
+	}
+	return out
+}
