@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -146,6 +147,10 @@ func (g *Gate) Regressions() []Check {
 	}
 	return out
 }
+
+// ErrRegressed is what a command returns when the gate failed: the gate's
+// report (WriteText) says why.
+var ErrRegressed = errors.New("regression gate failed")
 
 // Failed reports whether the gate fails: some check regressed, or no cell
 // could be compared at all (a gate that compares nothing proves nothing).

@@ -16,6 +16,7 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2"
 
+	"actionspace/browser"
 	"actionspace/corpora"
 	"actionspace/dataset"
 	"actionspace/internal/browsertest"
@@ -605,7 +606,7 @@ func TestQueries(t *testing.T) {
 	out := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	stats, err := pipeline.Crawl(ctx, cfg, targets, out, nil)
+	stats, err := pipeline.Crawl(ctx, cfg, targets, out, browser.Opener(browser.DefaultConfig()), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,21 +2,21 @@ package pipeline
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"actionspace/dom"
 )
 
-// Browser hands out pages. It is safe for concurrent use; the pool asks it
-// for one Page per worker.
+// Browser hands out pages. The crawl core defines it and package browser
+// implements it (a local Chromium, a relaunching one, a fleet of remote
+// browser servers); the core's tests use fakes. It is safe for concurrent
+// use: the pool asks it for one Page per worker.
 type Browser interface {
 	// NewPage opens a page in a fresh browser context (its own cookies and
-	// storage).
-	NewPage(ctx context.Context) (Page, error)
-	// Version is the browser's version, recorded with every page.
+	// storage) that loads URLs as cfg says.
+	NewPage(ctx context.Context, cfg PageConfig) (Page, error)
+	// Version is the browser's version, recorded in the files' metadata.
 	Version() string
 	// Close closes every page and the browser.
 	Close() error
@@ -27,10 +27,10 @@ type Browser interface {
 // Browser for a new one. Any other failure leaves it ready for the next URL.
 type Page interface {
 	// Load navigates to url, lets the DOM settle, runs the capture script,
-	// takes a viewport screenshot when the config asks for one, and reads
-	// the HTML, all within ctx's deadline (it returns at most
-	// about a second after it). On failure it returns a *PageError and,
-	// once navigation has started, the partial Load: HTTP status (kept for
+	// takes a viewport screenshot when the page's config asks for one, and
+	// reads the HTML, all within ctx's deadline (it returns at most about
+	// a second after it). On failure it returns a *PageError and, once
+	// navigation has started, the partial Load: HTTP status (kept for
 	// KindHTTP), content type, final URL and the timings so far.
 	Load(ctx context.Context, url string) (*Load, error)
 	// Close closes the page and its browser context.
@@ -64,132 +64,133 @@ type Load struct {
 	Navigate, Settle, CaptureTime, Content, ScreenshotTime time.Duration
 }
 
-// Screenshot formats, as [BrowserConfig.Screenshot] and
+// Defaults for [PageConfig].
+const (
+	DefaultViewportWidth  = 1280
+	DefaultViewportHeight = 720
+	DefaultSettleQuiet    = 500 * time.Millisecond
+	DefaultSettleMax      = 2 * time.Second
+)
+
+// PageConfig says how every page of a crawl loads a URL: the viewport it
+// is opened at, how long the DOM may take to settle, the capture script's
+// options and the screenshot. It is plain data; DefaultPageConfig holds
+// every default.
+type PageConfig struct {
+	// ViewportWidth and ViewportHeight size every page, in CSS pixels.
+	ViewportWidth, ViewportHeight int
+	// SettleQuiet is how long the DOM must go without mutations before
+	// the capture.
+	SettleQuiet time.Duration
+	// SettleMax caps the wait for a quiet DOM; at least SettleQuiet.
+	SettleMax time.Duration
+	// Script bounds the capture script's work and output (see
+	// dom.ScriptOptions). The script runs in an isolated world, out of
+	// reach of the page's own scripts.
+	Script dom.ScriptOptions
+	// Screenshot says whether and how a viewport screenshot is taken and
+	// stored.
+	Screenshot ScreenshotConfig
+}
+
+// DefaultPageConfig returns the settings crawls start from: a 1280x720
+// viewport, DefaultSettleQuiet and DefaultSettleMax, the capture script's
+// default options and no screenshots.
+func DefaultPageConfig() PageConfig {
+	return PageConfig{
+		ViewportWidth:  DefaultViewportWidth,
+		ViewportHeight: DefaultViewportHeight,
+		SettleQuiet:    DefaultSettleQuiet,
+		SettleMax:      DefaultSettleMax,
+		Script:         dom.DefaultScriptOptions(),
+		Screenshot:     DefaultScreenshotConfig(),
+	}
+}
+
+// Validate reports the first invalid setting, naming it.
+func (c PageConfig) Validate() error {
+	switch {
+	case c.ViewportWidth < 1:
+		return fmt.Errorf("viewport width: %d, want > 0", c.ViewportWidth)
+	case c.ViewportHeight < 1:
+		return fmt.Errorf("viewport height: %d, want > 0", c.ViewportHeight)
+	case c.SettleQuiet < 0:
+		return fmt.Errorf("settle quiet: %v, want >= 0", c.SettleQuiet)
+	case c.SettleMax < c.SettleQuiet:
+		return fmt.Errorf("settle max: %v, less than settle quiet %v", c.SettleMax, c.SettleQuiet)
+	case c.Script.MaxNodes < 1:
+		return fmt.Errorf("max nodes: %d, want > 0", c.Script.MaxNodes)
+	}
+	return c.Screenshot.Validate()
+}
+
+// Screenshot modes of [ScreenshotConfig].
+const (
+	// ScreenshotsNone takes no screenshots.
+	ScreenshotsNone = "none"
+	// ScreenshotsPlain stores the viewport screenshot of every page as the
+	// browser took it.
+	ScreenshotsPlain = "plain"
+	// ScreenshotsLabeled stores it with the boxes and IDs of the run's
+	// first viewport expansion drawn on it (see package overlay).
+	ScreenshotsLabeled = "labeled"
+)
+
+// Screenshot formats, as [ScreenshotConfig.Format] and
 // [Load.ScreenshotFormat] name them.
 const (
 	ScreenshotJPEG = "jpeg"
 	ScreenshotPNG  = "png"
 )
 
-// Defaults for [BrowserConfig].
-const (
-	DefaultChromiumPath   = "/usr/bin/chromium"
-	DefaultViewportWidth  = 1280
-	DefaultViewportHeight = 720
-	DefaultSettleQuiet    = 500 * time.Millisecond
-	DefaultSettleMax      = 2 * time.Second
-	// DefaultScreenshotQuality is the JPEG quality of screenshots: a
-	// 1280x720 viewport is typically 45–150 KB at it.
-	DefaultScreenshotQuality = 70
-)
+// DefaultScreenshotQuality is the JPEG quality of screenshots: a 1280x720
+// viewport is typically 45–150 KB at it.
+const DefaultScreenshotQuality = 70
 
-// BrowserConfig holds the settings of a local Chromium and of every page it
-// opens. Zero values mean the defaults, except CaptureScript.
-type BrowserConfig struct {
-	// ChromiumPath is the Chromium executable; "" means DefaultChromiumPath.
-	ChromiumPath string
-	// Endpoints, when set, are the ws:// URLs of Playwright browser
-	// servers (`playwright run-server`) that Crawl connects to instead of
-	// launching ChromiumPath; see [Remote]. Listing one twice opens two
-	// connections to it.
-	Endpoints []string
-	// ViewportWidth and ViewportHeight size every page, in CSS pixels; 0
-	// means DefaultViewportWidth / DefaultViewportHeight.
-	ViewportWidth, ViewportHeight int
-	// CaptureScript is the source of a JavaScript function expression that
-	// takes one argument and returns a JSON string (see dom.Script). It runs
-	// in an isolated world, out of reach of the page's own scripts.
-	CaptureScript string
-	// CaptureArg is passed to CaptureScript, marshaled as JSON.
-	CaptureArg any
-	// SettleQuiet is how long the DOM must go without mutations before the
-	// capture; 0 means DefaultSettleQuiet.
-	SettleQuiet time.Duration
-	// SettleMax caps the wait for a quiet DOM; 0 means DefaultSettleMax.
-	SettleMax time.Duration
-	// Screenshot, when set, makes every Load take a screenshot of the
-	// viewport (not the whole page) right after the capture, at the same
-	// scroll position, so that the capture's boxes line up with it:
-	// ScreenshotJPEG or ScreenshotPNG. Empty means no screenshots. The page
-	// is not modified for it (the text caret and animations are left as
-	// they are). Chromium takes a JPEG in tens of milliseconds, a PNG in
-	// about half a second.
-	Screenshot string
-	// ScreenshotQuality is the JPEG quality, 1 to 100; 0 means
-	// DefaultScreenshotQuality. PNG ignores it.
-	ScreenshotQuality int
-	// Logger receives debug logs about dialogs, popups and settling; nil
-	// means slog.Default().
-	Logger *slog.Logger
+// ScreenshotConfig is the one place that says what becomes of screenshots:
+// whether the browser takes one per page, in which encoding, and whether
+// the crawl labels it.
+type ScreenshotConfig struct {
+	// Mode is ScreenshotsNone, ScreenshotsPlain or ScreenshotsLabeled.
+	// The browser takes a screenshot of the viewport (not the whole page)
+	// right after the capture, at the same scroll position, so that the
+	// capture's boxes line up with it; the page is not modified for it.
+	Mode string
+	// Format is ScreenshotJPEG or ScreenshotPNG. Chromium takes a JPEG in
+	// tens of milliseconds, a PNG in about half a second.
+	Format string
+	// Quality is the JPEG quality, 1 to 100; PNG ignores it.
+	Quality int
 }
 
-// DefaultBrowserConfig returns the settings crawls start from: Debian's
-// Chromium, a 1280x720 viewport and the dom package's capture script.
-func DefaultBrowserConfig() BrowserConfig {
-	return BrowserConfig{
-		ChromiumPath:   DefaultChromiumPath,
-		ViewportWidth:  DefaultViewportWidth,
-		ViewportHeight: DefaultViewportHeight,
-		CaptureScript:  dom.Script(),
-		CaptureArg:     dom.DefaultScriptOptions(),
-		SettleQuiet:    DefaultSettleQuiet,
-		SettleMax:      DefaultSettleMax,
+// DefaultScreenshotConfig takes no screenshots; turned on, it takes JPEGs
+// at DefaultScreenshotQuality.
+func DefaultScreenshotConfig() ScreenshotConfig {
+	return ScreenshotConfig{Mode: ScreenshotsNone, Format: ScreenshotJPEG, Quality: DefaultScreenshotQuality}
+}
+
+// ParseScreenshotMode validates a screenshot mode name.
+func ParseScreenshotMode(s string) (string, error) {
+	switch s {
+	case ScreenshotsNone, ScreenshotsPlain, ScreenshotsLabeled:
+		return s, nil
 	}
+	return "", fmt.Errorf("unknown screenshot mode %q (want none, plain or labeled)", s)
 }
+
+// On reports whether screenshots are taken.
+func (c ScreenshotConfig) On() bool { return c.Mode != ScreenshotsNone }
 
 // Validate reports the first invalid setting, naming it.
-func (c BrowserConfig) Validate() error {
+func (c ScreenshotConfig) Validate() error {
+	if _, err := ParseScreenshotMode(c.Mode); err != nil {
+		return fmt.Errorf("screenshots: %w", err)
+	}
 	switch {
-	case c.ViewportWidth < 0:
-		return fmt.Errorf("viewport width: %d, want > 0", c.ViewportWidth)
-	case c.ViewportHeight < 0:
-		return fmt.Errorf("viewport height: %d, want > 0", c.ViewportHeight)
-	case c.CaptureScript == "":
-		return fmt.Errorf("capture script: empty")
-	case c.SettleQuiet < 0:
-		return fmt.Errorf("settle quiet: %v, want >= 0", c.SettleQuiet)
-	case c.SettleMax < 0:
-		return fmt.Errorf("settle max: %v, want >= 0", c.SettleMax)
-	case c.Screenshot != "" && c.Screenshot != ScreenshotJPEG && c.Screenshot != ScreenshotPNG:
-		return fmt.Errorf("screenshot: %q, want %q, %q or empty", c.Screenshot, ScreenshotJPEG, ScreenshotPNG)
-	case c.ScreenshotQuality < 0 || c.ScreenshotQuality > 100:
-		return fmt.Errorf("screenshot quality: %d, want 1 to 100 (0 = %d)", c.ScreenshotQuality, DefaultScreenshotQuality)
-	}
-	if err := validateEndpoints(c.Endpoints); err != nil {
-		return err
-	}
-	c = c.withDefaults()
-	if c.SettleMax < c.SettleQuiet {
-		return fmt.Errorf("settle max: %v, less than settle quiet %v", c.SettleMax, c.SettleQuiet)
-	}
-	if _, err := json.Marshal(c.CaptureArg); err != nil {
-		return fmt.Errorf("capture arg: %w", err)
+	case c.Format != ScreenshotJPEG && c.Format != ScreenshotPNG:
+		return fmt.Errorf("screenshot format: %q, want %q or %q", c.Format, ScreenshotJPEG, ScreenshotPNG)
+	case c.Format == ScreenshotJPEG && (c.Quality < 1 || c.Quality > 100):
+		return fmt.Errorf("screenshot quality: %d, want 1 to 100", c.Quality)
 	}
 	return nil
-}
-
-// withDefaults fills the zero values that mean a default.
-func (c BrowserConfig) withDefaults() BrowserConfig {
-	if c.ChromiumPath == "" {
-		c.ChromiumPath = DefaultChromiumPath
-	}
-	if c.ViewportWidth == 0 {
-		c.ViewportWidth = DefaultViewportWidth
-	}
-	if c.ViewportHeight == 0 {
-		c.ViewportHeight = DefaultViewportHeight
-	}
-	if c.SettleQuiet == 0 {
-		c.SettleQuiet = DefaultSettleQuiet
-	}
-	if c.SettleMax == 0 {
-		c.SettleMax = DefaultSettleMax
-	}
-	if c.ScreenshotQuality == 0 {
-		c.ScreenshotQuality = DefaultScreenshotQuality
-	}
-	if c.Logger == nil {
-		c.Logger = slog.Default()
-	}
-	return c
 }

@@ -58,14 +58,10 @@ type Config struct {
 	Text dom.TextPolicy
 	// Encodings are the tokenizers to count with.
 	Encodings []metrics.Encoding
-	// Browser configures the local Chromium and every page: viewport,
-	// capture script, settling, screenshots.
-	Browser BrowserConfig
-	// Screenshots says what becomes of the viewport screenshots the
-	// browser takes (Browser.Screenshot, which must be set exactly when
-	// this is not ScreenshotsNone): ScreenshotsNone (or empty),
-	// ScreenshotsPlain or ScreenshotsLabeled.
-	Screenshots string
+	// Page says how every page loads a URL: viewport, settling, the
+	// capture script's options, screenshots. The browser gets it with
+	// every NewPage.
+	Page PageConfig
 	// Logger receives structured logs; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -83,8 +79,7 @@ func DefaultConfig() Config {
 		Expansions:   []int{0, 500, dom.WholePage},
 		Text:         dom.TextViewport,
 		Encodings:    []metrics.Encoding{metrics.CL100K, metrics.O200K},
-		Browser:      DefaultBrowserConfig(),
-		Screenshots:  ScreenshotsNone,
+		Page:         DefaultPageConfig(),
 	}
 }
 
@@ -124,10 +119,7 @@ func (c Config) Validate() error {
 			return fmt.Errorf("mode: unknown mode %q (want fast, deep)", m)
 		}
 	}
-	if err := c.Browser.Validate(); err != nil {
-		return err
-	}
-	if err := c.validateScreenshots(); err != nil {
+	if err := c.Page.Validate(); err != nil {
 		return err
 	}
 	if err := c.Output.Validate(); err != nil {

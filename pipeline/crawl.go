@@ -8,21 +8,27 @@ import (
 	"fmt"
 
 	"actionspace/dataset"
+	"actionspace/dom"
 )
 
+// Opener opens the browser of a crawl. Package browser provides one
+// (browser.Opener); tests open fakes.
+type Opener func(ctx context.Context) (Browser, error)
+
 // Crawl runs a whole crawl into the dataset directory outDir (see
-// [dataset.PagesDir] for the layout): it launches Chromium (or connects to the
-// browser servers of cfg.Browser.Endpoints, see [Remote]), crawls the
-// targets and streams the rows into rotating part files. A browser that
-// dies is relaunched (a lost endpoint reconnected) and the crawl goes on. With cfg.Resume it first skips
-// the targets the directory's complete parts already hold, and does not
-// launch a browser at all when none is left. onResult, if set, sees every
-// result after it was written (for progress).
+// [dataset.PagesDir] for the layout): it opens the browser with open, crawls
+// the targets and streams the rows into rotating part files, and closes
+// the browser. With cfg.Resume it first skips the targets the directory's
+// complete parts already hold, and opens no browser at all when none is
+// left. onResult, if set, sees every result after it was written (for
+// progress). A browser that can relaunch itself or reconnect lost
+// endpoints reports how often it did through a Relaunches() int method,
+// which Stats.Relaunches records.
 //
 // When ctx is canceled, the pages in flight get cfg.Grace, the open part is
 // closed properly, and the error is ctx's: everything emitted is in
 // complete parts, and a resume crawls the rest.
-func Crawl(ctx context.Context, cfg Config, targets []Target, outDir string, onResult func(Result)) (Stats, error) {
+func Crawl(ctx context.Context, cfg Config, targets []Target, outDir string, open Opener, onResult func(Result)) (Stats, error) {
 	if err := cfg.Validate(); err != nil {
 		return Stats{}, err
 	}
@@ -33,29 +39,16 @@ func Crawl(ctx context.Context, cfg Config, targets []Target, outDir string, onR
 	if len(out.todo) == 0 {
 		return out.stats, nil
 	}
-	browser, err := openBrowser(ctx, cfg)
+	browser, err := open(ctx)
 	if err != nil {
 		return out.stats, err
 	}
 	defer browser.Close()
 	stats, err := out.crawl(ctx, cfg, browser, onResult)
-	stats.Relaunches = browser.Relaunches()
+	if r, ok := browser.(interface{ Relaunches() int }); ok {
+		stats.Relaunches = r.Relaunches()
+	}
 	return stats, err
-}
-
-// CrawlWith is Crawl on a browser the caller owns; it is not relaunched.
-func CrawlWith(ctx context.Context, cfg Config, browser Browser, targets []Target, outDir string, onResult func(Result)) (Stats, error) {
-	if err := cfg.Validate(); err != nil {
-		return Stats{}, err
-	}
-	out, err := prepareOutput(cfg, targets, outDir)
-	if err != nil {
-		return Stats{}, err
-	}
-	if len(out.todo) == 0 {
-		return out.stats, nil
-	}
-	return out.crawl(ctx, cfg, browser, onResult)
 }
 
 // output is a dataset directory ready for a crawl: the targets left to do
@@ -123,7 +116,7 @@ func (o *output) crawl(ctx context.Context, cfg Config, browser Browser, onResul
 	if err != nil {
 		return o.stats, err
 	}
-	stats, runErr := Run(ctx, cfg, browser, o.todo, func(res Result) error {
+	stats, runErr := run(ctx, cfg, browser, o.todo, func(res Result) error {
 		if err := parts.Write(res.Page, res.Spaces); err != nil {
 			return err
 		}
@@ -147,21 +140,20 @@ func (o *output) crawl(ctx context.Context, cfg Config, browser Browser, onResul
 // record is the run configuration as stored in the files' metadata: what
 // was asked for, never secrets.
 func (c Config) record() string {
-	b := c.Browser.withDefaults()
-	sum := sha256.Sum256([]byte(b.CaptureScript))
+	sum := sha256.Sum256([]byte(dom.Script()))
 	rec := struct {
-		Workers        int      `json:"workers"`
-		TimeoutSeconds float64  `json:"timeout_seconds"`
-		Retries        int      `json:"retries"`
-		Expansions     []int    `json:"viewport_expansions"`
-		Text           string   `json:"text"`
-		Encodings      []string `json:"encodings"`
-		ViewportWidth  int      `json:"viewport_width"`
-		ViewportHeight int      `json:"viewport_height"`
-		SettleQuietMS  int64    `json:"settle_quiet_ms"`
-		SettleMaxMS    int64    `json:"settle_max_ms"`
-		ScriptSHA256   string   `json:"capture_script_sha256"`
-		ScriptArg      any      `json:"capture_script_options"`
+		Workers        int               `json:"workers"`
+		TimeoutSeconds float64           `json:"timeout_seconds"`
+		Retries        int               `json:"retries"`
+		Expansions     []int             `json:"viewport_expansions"`
+		Text           string            `json:"text"`
+		Encodings      []string          `json:"encodings"`
+		ViewportWidth  int               `json:"viewport_width"`
+		ViewportHeight int               `json:"viewport_height"`
+		SettleQuietMS  int64             `json:"settle_quiet_ms"`
+		SettleMaxMS    int64             `json:"settle_max_ms"`
+		ScriptSHA256   string            `json:"capture_script_sha256"`
+		ScriptOptions  dom.ScriptOptions `json:"capture_script_options"`
 		// Screenshots are recorded only when taken.
 		Screenshots       string `json:"screenshots,omitempty"`
 		ScreenshotFormat  string `json:"screenshot_format,omitempty"`
@@ -169,14 +161,14 @@ func (c Config) record() string {
 	}{
 		Workers: c.Workers, TimeoutSeconds: c.Timeout.Seconds(), Retries: c.Retries,
 		Expansions: c.Expansions, Text: string(c.Text),
-		ViewportWidth: b.ViewportWidth, ViewportHeight: b.ViewportHeight,
-		SettleQuietMS: b.SettleQuiet.Milliseconds(), SettleMaxMS: b.SettleMax.Milliseconds(),
-		ScriptSHA256: hex.EncodeToString(sum[:]), ScriptArg: b.CaptureArg,
+		ViewportWidth: c.Page.ViewportWidth, ViewportHeight: c.Page.ViewportHeight,
+		SettleQuietMS: c.Page.SettleQuiet.Milliseconds(), SettleMaxMS: c.Page.SettleMax.Milliseconds(),
+		ScriptSHA256: hex.EncodeToString(sum[:]), ScriptOptions: c.Page.Script,
 	}
-	if screenshotsOn(c.Screenshots) {
-		rec.Screenshots, rec.ScreenshotFormat = c.Screenshots, b.Screenshot
-		if b.Screenshot == ScreenshotJPEG {
-			rec.ScreenshotQuality = b.ScreenshotQuality
+	if shots := c.Page.Screenshot; shots.On() {
+		rec.Screenshots, rec.ScreenshotFormat = shots.Mode, shots.Format
+		if shots.Format == ScreenshotJPEG {
+			rec.ScreenshotQuality = shots.Quality
 		}
 	}
 	for _, e := range c.Encodings {

@@ -1,33 +1,34 @@
-// Package pipeline crawls URL lists into action-space datasets.
+// Package pipeline is the crawl core: it turns URL lists into action-space
+// datasets.
 //
 // The model is one [Result] per [Target]: every URL that enters [Run]
 // leaves it exactly once, as a pages row (ok or error, with an error kind)
-// and, when the page was captured, one spaces row per viewport expansion.
-// Only an interrupted run leaves targets out: those it had not finished,
-// for a resume to crawl.
+// and, when the page was captured, one spaces row per mode and viewport
+// expansion. Only an interrupted run leaves targets out: those it had not
+// finished, for a resume to crawl.
 //
 // A run has three layers:
 //
-//   - [Browser] and [Page]: the small interface over Chromium that the
-//     Playwright adapter implements. A Page loads one URL at a time:
-//     navigate, wait for the DOM to settle, run the capture script once in
-//     an isolated world, optionally take a viewport screenshot, read the
-//     HTML. Failures are [PageError]s with a stable [ErrorKind].
+//   - [Browser] and [Page]: the small interface over a browser that the
+//     core defines and package browser implements on Chromium. A Page
+//     loads one URL at a time as the [PageConfig] it was opened with says.
+//     Failures are [PageError]s with a stable [ErrorKind]. The core's own
+//     tests run on fakes of it.
 //   - [Run]: the worker pool. Workers each own a page, take targets from a
 //     queue, bound each attempt with the configured timeout, retry
-//     transient failures once, and turn the load into rows (decode the
-//     capture once, render every expansion, count tokens, draw the first
-//     expansion's IDs on a labeled screenshot). Results are
+//     transient failures, and turn the load into rows (decode the capture
+//     once, render every mode and expansion through package space, draw
+//     the first expansion's IDs on a labeled screenshot). Results are
 //     handed to the caller's emit function from a single goroutine.
-//   - [Crawl]: a whole job: launch Chromium (through a [Relauncher], which
-//     starts a new one when it dies) or connect to Playwright browser
-//     servers ([Remote], which spreads pages over them and reconnects a
-//     lost one), stream the rows into rotating Parquet part files (see
-//     [PagesDir] for the layout), close them properly even when
-//     interrupted, and, with [Config].Resume, skip what a killed or
-//     interrupted run already wrote ([OpenDataset]).
+//   - [Crawl]: a whole job: open the browser (an [Opener], such as
+//     browser.Opener), stream the rows into rotating part files
+//     (dataset.Parts), close them properly even when interrupted, and,
+//     with [Config].Resume, skip what a killed or interrupted run already
+//     wrote (dataset.OpenForResume).
 //
 // To scale out, N processes crawl one [Shard] of the same list each (a URL
 // belongs to the shard of its page ID modulo N) into their own partition
 // of one dataset directory ([dataset.PartsConfig].Partition, "shard=000I").
+//
+// The package links no browser: `go list -deps` shows no Playwright.
 package pipeline

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
-
-	"github.com/mxschmitt/playwright-go"
 )
 
 // ErrorKind classifies why a page failed. It is the error_kind column of the
@@ -69,84 +66,40 @@ func (e *PageError) Transient() bool {
 	case KindTimeout, KindNavigate, KindBrowser:
 		return true
 	case KindHTTP:
-		var se *statusError
-		return errors.As(e.Err, &se) && se.code >= 500
+		var se *StatusError
+		return errors.As(e.Err, &se) && se.Code >= 500
 	}
 	return false
 }
 
-// ErrorKindOf returns the kind of err: the Kind of a PageError in its chain,
-// or the kind its cause suggests (context errors, Playwright timeouts and
-// closed targets, Chromium net::ERR_* codes), KindCapture when nothing
-// does, and "" for a nil err.
+// ErrorKindOf returns the kind of err: the Kind of a PageError in its
+// chain, KindCanceled or KindTimeout for a context's error, KindCapture
+// when nothing tells, and "" for a nil err. (The browser adapter
+// classifies the browser's own errors into PageErrors.)
 func ErrorKindOf(err error) ErrorKind {
-	if err == nil {
-		return ""
-	}
 	var pe *PageError
-	if errors.As(err, &pe) {
-		return pe.Kind
-	}
-	return kindOf(err, KindCapture)
-}
-
-// statusError is the cause of a KindHTTP error.
-type statusError struct {
-	code int
-	text string
-}
-
-func (e *statusError) Error() string {
-	if e.text == "" {
-		return fmt.Sprintf("HTTP %d", e.code)
-	}
-	return fmt.Sprintf("HTTP %d %s", e.code, e.text)
-}
-
-// kindOf classifies an error from Playwright or a context; fallback is the
-// kind of the stage that failed when the error itself says nothing more.
-func kindOf(err error, fallback ErrorKind) ErrorKind {
-	msg := err.Error()
 	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &pe):
+		return pe.Kind
 	case errors.Is(err, context.Canceled):
 		return KindCanceled
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, playwright.ErrTimeout):
+	case errors.Is(err, context.DeadlineExceeded):
 		return KindTimeout
-	case errors.Is(err, playwright.ErrTargetClosed), errors.Is(err, errPageBroken),
-		strings.Contains(msg, "crashed"), strings.Contains(msg, "has been closed"),
-		strings.Contains(msg, "Target closed"), strings.Contains(msg, "browser has disconnected"):
-		return KindBrowser
-	case strings.Contains(msg, "Download is starting"):
-		return KindContentType
-	case strings.Contains(msg, "net::ERR_"):
-		return KindNavigate
 	}
-	return fallback
+	return KindCapture
 }
 
-// pageError wraps err, from stage ("navigate", "settle", …), as a PageError
-// for url. The kind comes from err when it tells (see kindOf), else
-// fallback. Playwright's multi-line messages (with their call logs) are cut
-// to the first line, keeping the chain.
-func pageError(url, stage string, fallback ErrorKind, err error) *PageError {
-	var pe *PageError
-	if errors.As(err, &pe) {
-		return pe
-	}
-	return &PageError{Kind: kindOf(err, fallback), URL: url, Err: fmt.Errorf("%s: %w", stage, shortError{err})}
+// StatusError is the cause of a KindHTTP error: the main response's status.
+type StatusError struct {
+	Code int
+	Text string
 }
 
-// shortError shows only the first line of a Playwright error, without the
-// "playwright: " prefix, and unwraps to the whole error.
-type shortError struct{ err error }
-
-func (e shortError) Error() string {
-	msg := e.err.Error()
-	msg, _, _ = strings.Cut(msg, "\n")
-	for _, p := range []string{"playwright: ", "timeout: ", "target closed: "} {
-		msg = strings.TrimPrefix(msg, p)
+func (e *StatusError) Error() string {
+	if e.Text == "" {
+		return fmt.Sprintf("HTTP %d", e.Code)
 	}
-	return strings.TrimSpace(msg)
+	return fmt.Sprintf("HTTP %d %s", e.Code, e.Text)
 }
-
-func (e shortError) Unwrap() error { return e.err }

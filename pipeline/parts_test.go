@@ -27,7 +27,7 @@ func TestCrawlWith_Resume(t *testing.T) {
 	targets := fakeTargets(10)
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
-	first, err := CrawlWith(ctx, cfg, b, targets, dir, func(Result) {
+	first, err := Crawl(ctx, cfg, targets, dir, opened(b), func(Result) {
 		if n++; n == 6 {
 			cancel()
 		}
@@ -39,7 +39,7 @@ func TestCrawlWith_Resume(t *testing.T) {
 	loaded = nil
 	cfg.RunID = ""
 	cfg.Resume = true
-	stats, err := CrawlWith(context.Background(), cfg, b, targets, dir, nil)
+	stats, err := Crawl(context.Background(), cfg, targets, dir, opened(b), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,18 +74,18 @@ func TestCrawlWith_Resume(t *testing.T) {
 
 	// Nothing left: a second resume loads nothing.
 	loaded = nil
-	if stats, err := CrawlWith(context.Background(), cfg, b, targets, dir, nil); err != nil || stats.Skipped != 10 || len(loaded) != 0 {
+	if stats, err := Crawl(context.Background(), cfg, targets, dir, opened(b), nil); err != nil || stats.Skipped != 10 || len(loaded) != 0 {
 		t.Errorf("second resume: %+v, %v, loaded %v; want all skipped", stats, err, loaded)
 	}
 
 	// Other row-shaping settings are refused.
 	cfg.Expansions = []int{0, 500}
-	if _, err := CrawlWith(context.Background(), cfg, b, targets, dir, nil); err == nil || !strings.Contains(err.Error(), "viewport_expansions") {
+	if _, err := Crawl(context.Background(), cfg, targets, dir, opened(b), nil); err == nil || !strings.Contains(err.Error(), "viewport_expansions") {
 		t.Errorf("resume with other expansions: %v, want it refused", err)
 	}
 	cfg.Expansions = []int{0}
 	cfg.RunID = "other"
-	if _, err := CrawlWith(context.Background(), cfg, b, targets, dir, nil); err == nil || !strings.Contains(err.Error(), "first") {
+	if _, err := Crawl(context.Background(), cfg, targets, dir, opened(b), nil); err == nil || !strings.Contains(err.Error(), "first") {
 		t.Errorf("resume as another run: %v, want it refused", err)
 	}
 }
@@ -102,12 +102,12 @@ func TestCrawlWith_Partitions(t *testing.T) {
 	cfg.Output.PartPages = 2
 	for i, part := range []string{"shard=0000", "shard=0001"} {
 		cfg.Output.Partition = part
-		if _, err := CrawlWith(context.Background(), cfg, b, targets[i*6:(i+1)*6], dir, nil); err != nil {
+		if _, err := Crawl(context.Background(), cfg, targets[i*6:(i+1)*6], dir, opened(b), nil); err != nil {
 			t.Fatalf("%s: %v", part, err)
 		}
 	}
 	cfg.Output.Partition = "shard=0000"
-	if _, err := CrawlWith(context.Background(), cfg, b, targets, dir, nil); err == nil {
+	if _, err := Crawl(context.Background(), cfg, targets, dir, opened(b), nil); err == nil {
 		t.Error("a new crawl into a used partition succeeded, want it refused")
 	}
 	// shard=0001 is "still running": its open part must survive a resume
@@ -118,7 +118,7 @@ func TestCrawlWith_Partitions(t *testing.T) {
 	}
 	cfg.Output.Partition = ""
 	cfg.Resume = true
-	stats, err := CrawlWith(context.Background(), cfg, b, targets, dir, nil)
+	stats, err := Crawl(context.Background(), cfg, targets, dir, opened(b), nil)
 	if err != nil || stats.Skipped != 12 {
 		t.Errorf("resume of the whole list: %+v, %v; want all 12 skipped", stats, err)
 	}

@@ -30,9 +30,9 @@ const (
 // meant to return within about a second of its deadlines; these catch the
 // case where it does not, so that no worker hangs.
 const (
-	// watchdogSlack is how long past an attempt's deadline the pool waits
+	// WatchdogSlack is how long past an attempt's deadline the pool waits
 	// for Page.Load before it abandons the page and records a timeout.
-	watchdogSlack = 5 * time.Second
+	WatchdogSlack = 5 * time.Second
 	// closeWait is how long the pool waits for Page.Close.
 	closeWait = 5 * time.Second
 	// retryBackoff is the pause before the second attempt at a URL; later
@@ -96,6 +96,11 @@ func Run(ctx context.Context, cfg Config, browser Browser, targets []Target, emi
 	if err := cfg.Validate(); err != nil {
 		return Stats{}, err
 	}
+	return run(ctx, cfg, browser, targets, emit)
+}
+
+// run is Run on a config already validated.
+func run(ctx context.Context, cfg Config, browser Browser, targets []Target, emit func(Result) error) (Stats, error) {
 	log := cfg.logger()
 	proc, err := newProcessor(cfg, browser.Version())
 	if err != nil {
@@ -259,7 +264,7 @@ func (w *worker) handle(ctx context.Context, t Target) (Result, bool, error) {
 			}
 		}
 		if w.page == nil {
-			w.page, err = w.browser.NewPage(ctx)
+			w.page, err = w.browser.NewPage(ctx, w.cfg.Page)
 			if err != nil {
 				w.page = nil
 				if ctx.Err() != nil {
@@ -310,16 +315,16 @@ func (w *worker) load(ctx context.Context, url string) (*Load, error) {
 	actx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
 	defer cancel()
 	page := w.page
-	ld, err, ok := bounded.Call(context.Background(), w.cfg.Timeout+watchdogSlack,
+	ld, err, ok := bounded.Call(context.Background(), w.cfg.Timeout+WatchdogSlack,
 		func() (*Load, error) { return page.Load(actx, url) },
 		func(*Load, error) { _ = page.Close() })
 	if ok {
 		return ld, err
 	}
-	w.log.Warn("page did not return after its deadline; abandoned", logURL, url, "slack", watchdogSlack)
+	w.log.Warn("page did not return after its deadline; abandoned", logURL, url, "slack", WatchdogSlack)
 	w.page, w.loads = nil, 0
 	if ctx.Err() != nil {
 		return nil, &PageError{Kind: KindCanceled, URL: url, Err: ctx.Err()}
 	}
-	return nil, &PageError{Kind: KindTimeout, URL: url, Err: fmt.Errorf("page did not return %v after its deadline: %w", watchdogSlack, context.DeadlineExceeded)}
+	return nil, &PageError{Kind: KindTimeout, URL: url, Err: fmt.Errorf("page did not return %v after its deadline: %w", WatchdogSlack, context.DeadlineExceeded)}
 }

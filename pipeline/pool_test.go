@@ -23,15 +23,22 @@ const fakeCapture = `{"version":1,"page":{"url":"http://fake/","title":"Fake","v
 type fakeBrowser struct {
 	load func(ctx context.Context, url string) (*Load, error)
 
-	mu     sync.Mutex
-	opened int
-	closed int
-	dead   bool
+	mu          sync.Mutex
+	opened      int
+	closed      int
+	dead        bool
+	pageConfigs []PageConfig // what every NewPage was given
 }
 
-func (b *fakeBrowser) NewPage(ctx context.Context) (Page, error) {
+// opened is an Opener for Crawl that opens b.
+func opened(b Browser) Opener {
+	return func(context.Context) (Browser, error) { return b, nil }
+}
+
+func (b *fakeBrowser) NewPage(ctx context.Context, cfg PageConfig) (Page, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.pageConfigs = append(b.pageConfigs, cfg)
 	if b.dead {
 		return nil, &PageError{Kind: KindBrowser, Err: errors.New("new page: browser disconnected")}
 	}
@@ -117,7 +124,7 @@ func TestRun_OneResultPerTarget(t *testing.T) {
 		fmt.Sscanf(url[strings.Index(url, "n=")+2:], "%d", &n)
 		switch {
 		case n%7 == 0:
-			return nil, &PageError{Kind: KindHTTP, URL: url, Err: &statusError{code: 404}}
+			return nil, &PageError{Kind: KindHTTP, URL: url, Err: &StatusError{Code: 404}}
 		case n%5 == 0 && attempt == 1:
 			return nil, &PageError{Kind: KindNavigate, URL: url, Err: errors.New("net::ERR_CONNECTION_RESET")}
 		case n%11 == 0:
@@ -175,7 +182,7 @@ func TestRun_Interrupt(t *testing.T) {
 				case <-time.After(tt.loadTime):
 					return okLoad(url), nil
 				case <-ctx.Done():
-					return nil, &PageError{Kind: kindOf(ctx.Err(), KindCanceled), URL: url, Err: ctx.Err()}
+					return nil, &PageError{Kind: ErrorKindOf(ctx.Err()), URL: url, Err: ctx.Err()}
 				}
 			}}
 			cfg := fakeConfig(t)
@@ -239,7 +246,7 @@ func TestRun_Watchdog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if elapsed := time.Since(start); elapsed > cfg.Timeout+watchdogSlack+2*time.Second {
+	if elapsed := time.Since(start); elapsed > cfg.Timeout+WatchdogSlack+2*time.Second {
 		t.Errorf("Run took %v", elapsed)
 	}
 	if r := rows["http://fake.test/page?n=0"]; r.ErrorKind != string(KindTimeout) {
@@ -287,79 +294,28 @@ func TestRun_EmitError(t *testing.T) {
 	}
 }
 
-// TestRelauncher: when the browser dies, the next NewPage launches a new
-// one, once for all the workers that notice; the crawl goes on.
-func TestRelauncher(t *testing.T) {
-	var (
-		mu       sync.Mutex
-		browsers []*fakeBrowser
-	)
-	launch := func(ctx context.Context) (Browser, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		b := &fakeBrowser{load: func(ctx context.Context, url string) (*Load, error) {
-			time.Sleep(5 * time.Millisecond)
-			return okLoad(url), nil
-		}}
-		browsers = append(browsers, b)
-		return b, nil
-	}
-	r, err := NewRelauncher(context.Background(), launch, testLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+// TestRun_PageConfig: every page is opened with the crawl's page config,
+// and the pages rows record its viewport.
+func TestRun_PageConfig(t *testing.T) {
+	b := &fakeBrowser{load: func(ctx context.Context, url string) (*Load, error) { return okLoad(url), nil }}
 	cfg := fakeConfig(t)
-	cfg.Workers = 4
-	var rows int
-	stats, err := Run(context.Background(), cfg, r, fakeTargets(100), func(res Result) error {
-		rows++
-		if rows == 20 {
-			r.Current().(*fakeBrowser).kill()
-		}
-		if res.Page.Status != dataset.StatusOK {
-			t.Errorf("%s: %s %s", res.Page.URL, res.Page.ErrorKind, res.Page.ErrorMessage)
-		}
-		return nil
-	})
-	if err != nil {
+	cfg.Page.ViewportWidth, cfg.Page.ViewportHeight = 999, 555
+	cfg.Page.Script.MaxNodes = 1234
+	var rows []Result
+	if _, err := Run(context.Background(), cfg, b, fakeTargets(8), func(r Result) error { rows = append(rows, r); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if rows != 100 || stats.OK != 100 {
-		t.Errorf("%d rows, stats %+v, want 100 ok", rows, stats)
+	if len(b.pageConfigs) == 0 {
+		t.Fatal("no page opened")
 	}
-	if got := r.Relaunches(); got != 1 {
-		t.Errorf("Relaunches() = %d, want 1", got)
-	}
-	if len(browsers) != 2 {
-		t.Errorf("%d browsers launched, want 2", len(browsers))
-	}
-}
-
-// TestRelauncher_GivesUp: when no browser can be launched any more, the run
-// stops with the launch error instead of hanging or writing error rows.
-func TestRelauncher_GivesUp(t *testing.T) {
-	launches := 0
-	first := &fakeBrowser{load: func(ctx context.Context, url string) (*Load, error) { return okLoad(url), nil }}
-	launch := func(ctx context.Context) (Browser, error) {
-		launches++
-		if launches == 1 {
-			return first, nil
+	for _, got := range b.pageConfigs {
+		if got != cfg.Page {
+			t.Errorf("NewPage got %+v, want the crawl's %+v", got, cfg.Page)
 		}
-		return nil, errors.New("chromium: no such file")
 	}
-	r, err := NewRelauncher(context.Background(), launch, testLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	first.kill()
-	cfg := fakeConfig(t)
-	cfg.Workers = 2
-	_, err = Run(context.Background(), cfg, r, fakeTargets(5), func(Result) error { return nil })
-	if err == nil || !strings.Contains(err.Error(), "no such file") {
-		t.Errorf("Run error = %v, want the launch failure", err)
-	}
-	if launches != 1+launchAttempts {
-		t.Errorf("%d launches, want 1 + %d attempts", launches, launchAttempts)
+	for _, r := range rows {
+		if r.Page.ViewportWidth != 999 || r.Page.ViewportHeight != 555 {
+			t.Errorf("%s: viewport %dx%d, want 999x555", r.Page.URL, r.Page.ViewportWidth, r.Page.ViewportHeight)
+		}
 	}
 }

@@ -34,8 +34,8 @@ func (p *processor) base(t Target, load *Load, attempts int, started time.Time) 
 		RunID:          p.cfg.RunID,
 		PageID:         t.PageID,
 		URL:            t.URL,
-		ViewportWidth:  int64(p.cfg.Browser.withDefaults().ViewportWidth),
-		ViewportHeight: int64(p.cfg.Browser.withDefaults().ViewportHeight),
+		ViewportWidth:  int64(p.cfg.Page.ViewportWidth),
+		ViewportHeight: int64(p.cfg.Page.ViewportHeight),
 		BrowserVersion: p.browserVersion,
 		Attempts:       int64(attempts),
 		CapturedAt:     time.Now().UTC(),
@@ -119,7 +119,7 @@ func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempt
 	var labels []render.Action // the first expansion's actions, for a labeled screenshot
 	for i, e := range p.cfg.Expansions {
 		opts := dom.Options{Expansion: e, Text: p.cfg.Text}
-		if i == 0 && p.cfg.Screenshots == ScreenshotsLabeled && len(load.Screenshot) > 0 {
+		if i == 0 && p.cfg.Page.Screenshot.Mode == ScreenshotsLabeled && len(load.Screenshot) > 0 {
 			labels = render.Fast(tree.Select(opts)).Actions
 		}
 		for _, mode := range p.cfg.Modes {

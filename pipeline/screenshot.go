@@ -2,14 +2,10 @@ package pipeline
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"image"
 	"image/jpeg"
 	"image/png"
-	"time"
-
-	"github.com/mxschmitt/playwright-go"
 
 	"actionspace/dataset"
 	"actionspace/dom"
@@ -17,93 +13,14 @@ import (
 	"actionspace/render"
 )
 
-// Screenshot modes of [Config.Screenshots].
-const (
-	// ScreenshotsNone takes no screenshots.
-	ScreenshotsNone = "none"
-	// ScreenshotsPlain stores the viewport screenshot of every page as the
-	// browser took it.
-	ScreenshotsPlain = "plain"
-	// ScreenshotsLabeled stores it with the boxes and IDs of the run's
-	// first viewport expansion drawn on it (see package overlay).
-	ScreenshotsLabeled = "labeled"
-)
-
-// ParseScreenshotMode validates a screenshot mode name.
-func ParseScreenshotMode(s string) (string, error) {
-	switch s {
-	case ScreenshotsNone, ScreenshotsPlain, ScreenshotsLabeled:
-		return s, nil
-	}
-	return "", fmt.Errorf("unknown screenshot mode %q (want none, plain or labeled)", s)
-}
-
-// screenshotsOn reports whether mode takes screenshots; the empty mode is
-// ScreenshotsNone.
-func screenshotsOn(mode string) bool { return mode != "" && mode != ScreenshotsNone }
-
-// validateScreenshots checks that the screenshot mode is known and agrees
-// with the browser's setting: a mode that stores screenshots needs a
-// browser that takes them, and the reverse.
-func (c Config) validateScreenshots() error {
-	if c.Screenshots != "" {
-		if _, err := ParseScreenshotMode(c.Screenshots); err != nil {
-			return fmt.Errorf("screenshots: %w", err)
-		}
-	}
-	on, taken := screenshotsOn(c.Screenshots), c.Browser.Screenshot != ""
-	switch {
-	case on && !taken:
-		return fmt.Errorf("screenshots: %s, but the browser config takes none (set Browser.Screenshot)", c.Screenshots)
-	case !on && taken:
-		return fmt.Errorf("screenshots: none, but the browser config takes %s screenshots", c.Browser.Screenshot)
-	}
-	return nil
-}
-
-// screenshot takes the viewport screenshot into ld when the browser config
-// asks for one. It runs right after the capture, so the page is at the
-// scroll position the capture recorded. A failure is logged and leaves the
-// screenshot out: the load goes on (a crashed renderer fails the next
-// stage anyway).
-func (p *pwPage) screenshot(ctx context.Context, tab *pwTab, rawURL string, ld *Load) {
-	cfg := p.browser.cfg
-	if cfg.Screenshot == "" {
-		return
-	}
-	p.stage.Store("screenshot")
-	opts := playwright.PageScreenshotOptions{
-		FullPage: playwright.Bool(false),
-		// Leave the caret alone: hiding it injects a style into the page.
-		Caret:      playwright.ScreenshotCaretInitial,
-		Animations: playwright.ScreenshotAnimationsAllow,
-		Scale:      playwright.ScreenshotScaleDevice,
-		Type:       playwright.ScreenshotTypePng,
-	}
-	if cfg.Screenshot == ScreenshotJPEG {
-		opts.Type = playwright.ScreenshotTypeJpeg
-		opts.Quality = playwright.Int(cfg.ScreenshotQuality)
-	}
-	if ms := timeoutMS(ctx); ms > 0 {
-		opts.Timeout = playwright.Float(ms)
-	}
-	start := time.Now()
-	img, err := tab.page.Screenshot(opts)
-	ld.ScreenshotTime = time.Since(start)
-	if err != nil {
-		p.log.Warn("screenshot failed; the page is stored without one", logURL, rawURL, logError, shortError{err})
-		return
-	}
-	ld.Screenshot, ld.ScreenshotFormat = img, cfg.Screenshot
-}
-
 // screenshotColumns fills the screenshot columns of a captured page's row
 // from its load. In ScreenshotsLabeled mode it draws actions, the first
 // expansion's, onto the image and encodes it again in the same format (and
 // JPEG quality). An image that does not decode is left out, one that cannot
 // be labeled stored plain; both are logged.
 func (p *processor) screenshotColumns(row *dataset.PageRow, load *Load, pg dom.PageInfo, actions []render.Action) {
-	if len(load.Screenshot) == 0 || !screenshotsOn(p.cfg.Screenshots) {
+	shots := p.cfg.Page.Screenshot
+	if len(load.Screenshot) == 0 || !shots.On() {
 		return
 	}
 	log := p.cfg.logger().With(logPageID, row.PageID, logURL, row.URL)
@@ -114,8 +31,8 @@ func (p *processor) screenshotColumns(row *dataset.PageRow, load *Load, pg dom.P
 		return
 	}
 	labeled := false
-	if p.cfg.Screenshots == ScreenshotsLabeled {
-		out, err := labelScreenshot(data, load.ScreenshotFormat, p.cfg.Browser.withDefaults().ScreenshotQuality, actions, pg)
+	if shots.Mode == ScreenshotsLabeled {
+		out, err := labelScreenshot(data, load.ScreenshotFormat, shots.Quality, actions, pg)
 		if err != nil {
 			log.Warn("screenshot not labeled; it is stored plain", logError, err)
 		} else {

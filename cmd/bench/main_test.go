@@ -24,6 +24,7 @@ import (
 	"actionspace/dataset"
 	"actionspace/dom"
 	"actionspace/internal/browsertest"
+	"actionspace/internal/cli"
 	"actionspace/pipeline"
 	"actionspace/space"
 )
@@ -34,7 +35,7 @@ func runBench(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	err := run(context.Background(), args, strings.NewReader(""), &out, &errOut)
-	code = exitCode(err, &errOut)
+	code = cli.Exit("bench", err, &errOut)
 	return code, out.String(), errOut.String()
 }
 
@@ -203,14 +204,15 @@ func TestRun_Usage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"unknown mode", []string{"--modes", "slow", data}, `unknown mode "slow"`},
+		{"unknown mode", []string{"--mode", "slow", data}, `unknown mode "slow"`},
+		{"unknown mode, deprecated flag", []string{"--modes", "slow", data}, `unknown mode "slow"`},
 		{"bad expansion", []string{"--viewport-expansion", "0,x", data}, "--viewport-expansion"},
 		{"bad text", []string{"--text", "some", data}, "--text"},
 		{"bad encoding", []string{"--encodings", "gpt2", data}, "--encodings"},
 		{"bad threshold", []string{"--baseline", "b.json", "--max-regress", "tokens=2", data}, "--max-regress"},
 		{"bad prices", []string{"--prices", filepath.Join(data, "none.json"), data}, "--prices"},
 		{"llm without model", []string{"--llm-base-url", "http://127.0.0.1:1/v1", data}, "--llm-model"},
-		{"llm without deep", []string{"--modes", "fast", "--llm-base-url", "http://127.0.0.1:1/v1", "--llm-model", "m", data}, "needs --modes with deep"},
+		{"llm without deep", []string{"--mode", "fast", "--llm-base-url", "http://127.0.0.1:1/v1", "--llm-model", "m", data}, "needs --mode with deep"},
 		{"two arguments", []string{data, data}, "too many arguments"},
 		{"unknown flag", []string{"--nope"}, "nope"},
 	}
@@ -227,6 +229,10 @@ func TestRun_Usage(t *testing.T) {
 	}
 	if code, _, _ := runBench(t, "--help"); code != 0 {
 		t.Errorf("--help: exit %d, want 0", code)
+	}
+	// --modes still works, and says it is deprecated.
+	if _, _, stderr := runBench(t, "--modes", "slow", data); !strings.Contains(stderr, "--modes is deprecated; use --mode") {
+		t.Errorf("--modes: stderr %q, want a deprecation notice", stderr)
 	}
 }
 

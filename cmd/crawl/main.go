@@ -24,73 +24,35 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	"actionspace/corpora"
+	"actionspace/browser"
 	"actionspace/dataset"
 	"actionspace/dom"
 	"actionspace/internal/cli"
 	"actionspace/internal/llmflags"
-	"actionspace/metrics"
 	"actionspace/pipeline"
-	"actionspace/space"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		// From now on a second signal gets the default action: quit now.
-		stop()
-		fmt.Fprintln(os.Stderr, "crawl: interrupted: finishing the pages in flight (see --grace); interrupt again to quit at once")
-	}()
-	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	switch {
-	case err == nil:
-	case errors.Is(err, flag.ErrHelp):
-		os.Exit(0)
-	case errors.As(err, new(usageError)):
-		fmt.Fprintf(os.Stderr, "crawl: %v\nTry: crawl --help\n", err)
-		os.Exit(2)
-	default:
-		fmt.Fprintf(os.Stderr, "crawl: %v\n", err)
-		os.Exit(1)
-	}
+	cli.Main("crawl", run, "finishing the pages in flight (see --grace); interrupt again to quit at once")
 }
 
-// logErr is the log key of an error, as in package pipeline.
-const logErr = "err"
-
-// usageError is a bad flag or argument.
-type usageError struct{ error }
-
-func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
-
-// options are the flags that do not map onto pipeline.Config directly.
+// options are the flags that do not map onto a config field directly.
 type options struct {
-	modes      string
-	llm        *llmflags.Options
-	urls       string
-	out        string
-	viewport   string
-	expansions string
-	encodings  string
-	text       string
-	logLevel   string
-	schemes    string
-	maxNodes   int
-	shard      string
-	shots      string
-	shotQ      int
+	llm      *llmflags.Options
+	urls     string
+	out      string
+	viewport string
+	logLevel string
+	schemes  string
+	shard    string
+	shots    string
+	shotQ    int
 }
 
 // resumeHint is how the error of an interrupted crawl ends.
@@ -98,7 +60,8 @@ const resumeHint = "finish it with: crawl --resume --out %s [the same URL list]"
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cfg := pipeline.DefaultConfig()
-	var o options
+	bcfg := browser.DefaultConfig()
+	o := options{shotQ: cfg.Page.Screenshot.Quality}
 	fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -107,7 +70,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 Crawls the URLs in URL-FILE (or --urls; "-" reads stdin; one URL a line,
 blank lines and # comments ignored) with headless Chromium and writes
 the dataset OUT/pages/part-*.parquet (one row per URL) and
-OUT/spaces/part-*.parquet (one row per successful page and viewport
+OUT/spaces/part-*.parquet (one row per successful page, mode and viewport
 expansion). Without a URL list it serves the bundled corpus on 127.0.0.1
 and crawls that. SIGINT/SIGTERM stops after --grace; crawl --resume --out
 OUT with the same list finishes an interrupted or killed crawl.
@@ -116,30 +79,30 @@ Scale-out: --shard I/N --run-id ID crawls one of N slices of the list into
 OUT/pages/shard=000I/ (N processes, one OUT, one dataset);
 --browser-endpoint ws://HOST:PORT/ uses Playwright browser servers.
 
+Progress goes to stderr: a bar on a terminal, a line every 10s otherwise.
+
 Flags:
 `)
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&o.urls, "urls", "", "URL list `FILE` (\"-\" = stdin); same as the URL-FILE argument")
-	fs.StringVar(&o.out, "out", "", "output `DIR` (default results/runs/<run-id>)")
+	fs.StringVar(&o.out, "out", "", "output `DIR` (default "+cli.OutDir("<run-id>")+")")
 	fs.StringVar(&cfg.RunID, "run-id", "", "run `ID` recorded in every row (default crawl-<UTC time>)")
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "pages crawled at once (`N`)")
-	fs.StringVar(&o.viewport, "viewport", "1280x720", "browser viewport `WxH` in CSS pixels")
-	fs.StringVar(&o.expansions, "viewport-expansion", "0,500,-1", "comma `LIST` of viewport expansions in pixels, -1 = whole page; one spaces row each")
-	fs.StringVar(&o.modes, "mode", space.ModeFast, "renderings per page and expansion (`LIST` of fast, deep); one spaces row each")
+	fs.StringVar(&o.viewport, "viewport", cli.FormatViewport(cfg.Page.ViewportWidth, cfg.Page.ViewportHeight), "browser viewport `WxH` in CSS pixels")
+	m := cli.Matrix{Modes: cfg.Modes, Expansions: cfg.Expansions, Texts: []dom.TextPolicy{cfg.Text}, Encodings: cfg.Encodings}
+	m.Register(fs, stderr)
 	o.llm = llmflags.Register(fs)
-	fs.StringVar(&o.text, "text", string(dom.TextViewport), "context text: viewport (inside the window), all (every text), none")
 	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "time limit per URL attempt (`DURATION`)")
 	fs.IntVar(&cfg.Retries, "retries", cfg.Retries, "extra attempts after a transient failure (timeout, network, crash)")
-	fs.DurationVar(&cfg.Browser.SettleQuiet, "settle-quiet", cfg.Browser.SettleQuiet, "capture once the DOM has gone this long without a change (`DURATION`)")
-	fs.DurationVar(&cfg.Browser.SettleMax, "settle-max", cfg.Browser.SettleMax, "capture after this long even if the DOM keeps changing (`DURATION`)")
-	fs.StringVar(&cfg.Browser.ChromiumPath, "chromium", cfg.Browser.ChromiumPath, "Chromium executable `PATH`")
-	fs.StringVar(&o.encodings, "encodings", "cl100k_base,o200k_base", "tokenizers to count with (`LIST` of cl100k_base, o200k_base)")
-	fs.IntVar(&o.maxNodes, "max-nodes", dom.DefaultMaxNodes, "capture at most `N` DOM nodes per page (the capture is then marked truncated)")
-	fs.StringVar(&o.shots, "screenshots", pipeline.ScreenshotsNone, "viewport screenshot per page in the pages table: none, plain, labeled (IDs of the first expansion drawn on it)")
-	fs.IntVar(&o.shotQ, "screenshot-quality", pipeline.DefaultScreenshotQuality, "screenshot JPEG quality `N`, 1-100; 0 stores lossless PNG instead")
-	fs.StringVar(&o.schemes, "allow-scheme", "http,https", "URL schemes to crawl (`LIST`); others become invalid_url rows")
-	fs.StringVar(&o.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
+	fs.DurationVar(&cfg.Page.SettleQuiet, "settle-quiet", cfg.Page.SettleQuiet, "capture once the DOM has gone this long without a change (`DURATION`)")
+	fs.DurationVar(&cfg.Page.SettleMax, "settle-max", cfg.Page.SettleMax, "capture after this long even if the DOM keeps changing (`DURATION`)")
+	fs.StringVar(&bcfg.ChromiumPath, "chromium", bcfg.ChromiumPath, "Chromium executable `PATH`")
+	fs.IntVar(&cfg.Page.Script.MaxNodes, "max-nodes", cfg.Page.Script.MaxNodes, "capture at most `N` DOM nodes per page (the capture is then marked truncated)")
+	fs.StringVar(&o.shots, "screenshots", cfg.Page.Screenshot.Mode, "viewport screenshot per page in the pages table: none, plain, labeled (IDs of the first expansion drawn on it)")
+	fs.IntVar(&o.shotQ, "screenshot-quality", o.shotQ, "screenshot JPEG quality `N`, 1-100; 0 stores lossless PNG instead")
+	fs.StringVar(&o.schemes, "allow-scheme", strings.Join(pipeline.DefaultSchemes(), ","), "URL schemes to crawl (`LIST`); others become invalid_url rows")
+	fs.StringVar(&o.logLevel, "log-level", cli.DefaultLogLevel, "log level: debug, info, warn, error")
 	fs.BoolVar(&cfg.Resume, "resume", false, "continue the dataset in --out: skip the URLs its complete parts hold, crawl the rest")
 	fs.DurationVar(&cfg.Grace, "grace", cfg.Grace, "on SIGINT/SIGTERM, let the pages in flight finish for this long (`DURATION`)")
 	fs.IntVar(&cfg.Output.PartPages, "part-pages", cfg.Output.PartPages, "close a part file after `N` pages (0 = no limit); a kill loses at most the open part")
@@ -147,105 +110,87 @@ Flags:
 	fs.IntVar(&cfg.RecyclePages, "recycle-pages", cfg.RecyclePages, "give a worker a fresh page and browser context after `N` URLs (0 = never)")
 	fs.StringVar(&o.shard, "shard", "", "crawl only shard `I/N` of the URL list into OUT/pages/shard=000I/ (and spaces/); auto/N takes I from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID; needs --run-id")
 	fs.Func("browser-endpoint", "use the Playwright browser server at `URL` (ws://HOST:PORT/PATH, from playwright run-server) instead of launching --chromium; repeat for several, workers are spread over them", func(s string) error {
-		cfg.Browser.Endpoints = append(cfg.Browser.Endpoints, s)
+		bcfg.Endpoints = append(bcfg.Endpoints, s)
 		return nil
 	})
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
+	if err := cli.Parse(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 1 {
-		return usagef("too many arguments: %q (want at most one URL-FILE)", fs.Args())
+		return cli.Usagef("too many arguments: %q (want at most one URL-FILE)", fs.Args())
 	}
 	if fs.NArg() == 1 {
 		if o.urls != "" {
-			return usagef("both --urls and a URL-FILE argument given")
+			return cli.Usagef("both --urls and a URL-FILE argument given")
 		}
 		o.urls = fs.Arg(0)
 	}
 
-	var err error
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
-		return usagef("--log-level: %v", err)
+	log, err := cli.NewLogger(stderr, o.logLevel)
+	if err != nil {
+		return err
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	cfg.Logger, cfg.Browser.Logger = log, log
-	if cfg.Browser.ViewportWidth, cfg.Browser.ViewportHeight, err = cli.ParseViewport(o.viewport); err != nil {
-		return usagef("--viewport: %v", err)
+	cfg.Logger, bcfg.Logger = log, log
+	if cfg.Page.ViewportWidth, cfg.Page.ViewportHeight, err = cli.ParseViewport(o.viewport); err != nil {
+		return cli.Usagef("--viewport: %v", err)
 	}
-	if cfg.Expansions, err = cli.ParseInts(o.expansions); err != nil {
-		return usagef("--viewport-expansion: %v", err)
+	if err := m.Parse(); err != nil {
+		return err
 	}
-	if cfg.Text, err = dom.ParseTextPolicy(o.text); err != nil {
-		return usagef("--text: %v", err)
+	if len(m.Texts) != 1 {
+		return cli.Usagef("--text: crawl takes one policy, not %d (bench sweeps several)", len(m.Texts))
 	}
-	if cfg.Encodings, err = metrics.ParseEncodings(o.encodings); err != nil {
-		return usagef("--encodings: %v", err)
+	cfg.Modes, cfg.Expansions, cfg.Text, cfg.Encodings = m.Modes, m.Expansions, m.Texts[0], m.Encodings
+	if cfg.Deep, err = o.llm.Renderer(cfg.Modes, os.Getenv, log); err != nil {
+		return err
 	}
-	if cfg.Modes, err = space.ParseModes(o.modes); err != nil {
-		return usagef("--mode: %v", err)
+	if cfg.Page.Screenshot.Mode, err = pipeline.ParseScreenshotMode(o.shots); err != nil {
+		return cli.Usagef("--screenshots: %v", err)
 	}
-	if slices.Contains(cfg.Modes, space.ModeDeep) {
-		d, err := o.llm.Deep(os.Getenv, log)
-		if err != nil {
-			return usageError{err}
-		}
-		cfg.Deep = space.Deep{Renderer: d}
-	} else if o.llm.BaseURL != "" {
-		return usagef("--llm-base-url needs --mode with deep")
-	}
-	script := dom.DefaultScriptOptions()
-	script.MaxNodes = o.maxNodes
-	cfg.Browser.CaptureArg = script
-	if cfg.Screenshots, err = pipeline.ParseScreenshotMode(o.shots); err != nil {
-		return usagef("--screenshots: %v", err)
-	}
-	if o.shotQ < 0 || o.shotQ > 100 {
-		return usagef("--screenshot-quality: %d, want 1-100, or 0 for PNG", o.shotQ)
-	}
-	if cfg.Screenshots != pipeline.ScreenshotsNone {
-		cfg.Browser.Screenshot, cfg.Browser.ScreenshotQuality = pipeline.ScreenshotJPEG, o.shotQ
-		if o.shotQ == 0 {
-			cfg.Browser.Screenshot, cfg.Browser.ScreenshotQuality = pipeline.ScreenshotPNG, 0
-		}
+	switch {
+	case o.shotQ < 0 || o.shotQ > 100:
+		return cli.Usagef("--screenshot-quality: %d, want 1-100, or 0 for PNG", o.shotQ)
+	case o.shotQ == 0:
+		cfg.Page.Screenshot.Format = pipeline.ScreenshotPNG
+	default:
+		cfg.Page.Screenshot.Quality = o.shotQ
 	}
 	if cfg.Resume && o.out == "" {
-		return usagef("--resume needs --out DIR")
+		return cli.Usagef("--resume needs --out DIR")
 	}
 	// The one environment read besides the LLM key: the scheduler's task
 	// index, for --shard auto/N.
 	shard, err := pipeline.ParseShard(o.shard, os.LookupEnv)
 	if err != nil {
-		return usagef("--shard: %v", err)
+		return cli.Usagef("--shard: %v", err)
 	}
 	if shard.Count > 0 && cfg.RunID == "" {
-		return usagef("--shard needs --run-id: every shard of a crawl must write the same run_id")
+		return cli.Usagef("--shard needs --run-id: every shard of a crawl must write the same run_id")
 	}
 	cfg.Output.Partition = shard.Partition()
 	if cfg.RunID == "" && !cfg.Resume { // a resume keeps the dataset's run ID
-		cfg.RunID = "crawl-" + time.Now().UTC().Format("20060102T150405Z")
+		cfg.RunID = cli.RunID("crawl", time.Now())
 	}
 	if err := cfg.Validate(); err != nil {
-		return usageError{err}
+		return cli.UsageError{Err: err}
 	}
-	if _, err := os.Stat(cfg.Browser.ChromiumPath); err != nil && len(cfg.Browser.Endpoints) == 0 {
-		return fmt.Errorf("chromium: %w (run `make setup`, or pass --chromium)", err)
+	if err := bcfg.Validate(); err != nil {
+		return cli.UsageError{Err: err}
+	}
+	if len(bcfg.Endpoints) == 0 {
+		if err := browser.CheckChromium(bcfg.ChromiumPath); err != nil {
+			return err
+		}
 	}
 	if o.out == "" {
-		o.out = filepath.Join("results", "runs", cfg.RunID)
+		o.out = cli.OutDir(cfg.RunID)
 	}
 
-	targets, cleanup, err := loadTargets(o.urls, cli.SplitList(o.schemes), stdin, log)
+	targets, _, cleanup, err := cli.LoadTargets(o.urls, cli.SplitList(o.schemes), stdin, log)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	if len(targets) == 0 {
-		return fmt.Errorf("no URLs in %s", o.urls)
-	}
 	if shard.Count > 0 {
 		all := len(targets)
 		targets = shard.Filter(targets)
@@ -253,9 +198,7 @@ Flags:
 	}
 
 	fmt.Fprintf(stderr, "crawl: %d URLs, %d workers, expansions %v -> %s\n", len(targets), cfg.Workers, cfg.Expansions, o.out)
-	progress := pipeline.NewProgress(stderr, len(targets), cli.IsTerminal(stderr), log)
-	stats, err := pipeline.Crawl(ctx, cfg, targets, o.out, progress.Add)
-	progress.Finish()
+	stats, err := cli.Crawl(ctx, cfg, targets, o.out, browser.Opener(bcfg), stderr)
 	if err != nil && stats.OK+stats.Failed == 0 && !errors.Is(err, context.Canceled) {
 		return err // nothing was crawled: no summary
 	}
@@ -306,36 +249,4 @@ func peakRSS() (int64, bool) {
 		}
 	}
 	return 0, false
-}
-
-// loadTargets reads the URL list, or serves the bundled corpus when there
-// is none. cleanup stops the corpus server. Lines that are not crawlable
-// URLs are logged with their line numbers; they still get their rows.
-func loadTargets(path string, schemes []string, stdin io.Reader, log *slog.Logger) ([]pipeline.Target, func(), error) {
-	if path == "" {
-		srv, err := corpora.Start()
-		if err != nil {
-			return nil, nil, fmt.Errorf("serve bundled corpus: %w", err)
-		}
-		return pipeline.TargetsFromURLs(corpora.DefaultURLs(srv.URL)), func() { srv.Close() }, nil
-	}
-	r := stdin
-	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, nil, fmt.Errorf("URL list: %w", err)
-		}
-		defer f.Close()
-		r = f
-	}
-	targets, err := pipeline.ReadTargets(r, schemes)
-	if err != nil {
-		return nil, nil, fmt.Errorf("URL list %s: %w", path, err)
-	}
-	for _, t := range targets {
-		if t.Err != nil {
-			log.Warn("URL list: line refused; it gets an invalid_url row", "file", path, "line", t.Line, logErr, t.Err.Err)
-		}
-	}
-	return targets, func() {}, nil
 }

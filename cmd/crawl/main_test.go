@@ -1,6 +1,7 @@
 package main
 
 import (
+	"actionspace/internal/cli"
 	"bytes"
 	"context"
 	"errors"
@@ -41,7 +42,7 @@ func TestRun_BadInput(t *testing.T) {
 			if err == nil {
 				t.Fatal("run succeeded, want an error")
 			}
-			var ue usageError
+			var ue cli.UsageError
 			if got := errors.As(err, &ue); got != tc.usage {
 				t.Errorf("usage error = %v, want %v (err: %v)", got, tc.usage, err)
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"actionspace/internal/cli"
 	"bytes"
 	"context"
 	"errors"
@@ -34,7 +35,7 @@ func TestRun_ScaleOutFlags(t *testing.T) {
 			}
 			var stdout, stderr bytes.Buffer
 			err := run(context.Background(), tc.args, strings.NewReader(""), &stdout, &stderr)
-			var ue usageError
+			var ue cli.UsageError
 			if !errors.As(err, &ue) {
 				t.Fatalf("err = %v, want a usage error", err)
 			}

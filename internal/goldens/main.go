@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"actionspace/browser"
 	"actionspace/corpora"
 	"actionspace/dom"
 	"actionspace/pipeline"
@@ -45,12 +46,12 @@ func run(ctx context.Context, dir string) error {
 		return err
 	}
 	defer srv.Close()
-	browser, err := pipeline.LaunchChromium(ctx, pipeline.DefaultBrowserConfig())
+	b, err := browser.Launch(ctx, browser.DefaultConfig())
 	if err != nil {
 		return err
 	}
-	defer browser.Close()
-	page, err := browser.NewPage(ctx)
+	defer b.Close()
+	page, err := b.NewPage(ctx, pipeline.DefaultPageConfig())
 	if err != nil {
 		return err
 	}

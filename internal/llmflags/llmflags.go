@@ -7,11 +7,14 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
+	"actionspace/internal/cli"
 	"actionspace/llm"
 	"actionspace/metrics"
 	"actionspace/render"
+	"actionspace/space"
 )
 
 // KeyEnv lists the environment variables the LLM API key is read from, in
@@ -82,4 +85,22 @@ func (o *Options) Deep(getenv func(string) string, log *slog.Logger) (*render.De
 		}
 	}
 	return d, d.Validate()
+}
+
+// Renderer returns the deep-mode renderer for a run of modes: nil when
+// modes do not hold deep mode (and then the LLM flags must not be set),
+// else space.Deep around Deep. Its errors are usage errors naming the
+// flag at fault.
+func (o *Options) Renderer(modes []string, getenv func(string) string, log *slog.Logger) (space.Renderer, error) {
+	if !slices.Contains(modes, space.ModeDeep) {
+		if o.BaseURL != "" {
+			return nil, cli.Usagef("--llm-base-url needs --mode with deep")
+		}
+		return nil, nil
+	}
+	d, err := o.Deep(getenv, log)
+	if err != nil {
+		return nil, cli.UsageError{Err: err}
+	}
+	return space.Deep{Renderer: d}, nil
 }

@@ -1,4 +1,4 @@
-package pipeline
+package browser
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"actionspace/dataset"
 	"actionspace/llm"
 	"actionspace/metrics"
+	"actionspace/pipeline"
 	"actionspace/render"
 	"actionspace/space"
 )
@@ -105,7 +106,7 @@ func TestCrawl_DeepMode(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := DefaultConfig()
+		cfg := pipeline.DefaultConfig()
 		cfg.RunID, cfg.Workers, cfg.Timeout = "deep-test", 2, 30*time.Second
 		cfg.Modes = []string{space.ModeFast, space.ModeDeep}
 		cfg.Expansions = []int{0}
@@ -113,7 +114,7 @@ func TestCrawl_DeepMode(t *testing.T) {
 		out := t.TempDir()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		if _, err := Crawl(ctx, cfg, TargetsFromURLs(corpora.DefaultURLs(srv.URL)), out, nil); err != nil {
+		if _, err := pipeline.Crawl(ctx, cfg, pipeline.TargetsFromURLs(corpora.DefaultURLs(srv.URL)), out, localOpener(cfg), nil); err != nil {
 			t.Fatal(err)
 		}
 		_, spaceFiles, err := dataset.Files(out)
@@ -193,14 +194,14 @@ func TestCrawl_DeepDryRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := DefaultConfig()
+	cfg := pipeline.DefaultConfig()
 	cfg.RunID, cfg.Workers = "dry", 2
 	cfg.Modes = []string{space.ModeDeep}
 	cfg.Expansions = []int{0, -1}
 	cfg.Deep = space.Deep{Renderer: &render.Deep{Counter: counter}}
 	out := t.TempDir()
 	urls := corpora.DefaultURLs(srv.URL)[:3]
-	if _, err := Crawl(context.Background(), cfg, TargetsFromURLs(urls), out, nil); err != nil {
+	if _, err := pipeline.Crawl(context.Background(), cfg, pipeline.TargetsFromURLs(urls), out, localOpener(cfg), nil); err != nil {
 		t.Fatal(err)
 	}
 	_, files, err := dataset.Files(out)

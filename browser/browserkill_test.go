@@ -1,4 +1,4 @@
-package pipeline
+package browser
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 	"actionspace/corpora"
 	"actionspace/dataset"
 	"actionspace/metrics"
+	"actionspace/pipeline"
 )
 
 // procTable is a snapshot of /proc: each process's parent and name.
@@ -171,7 +172,7 @@ func TestCrawl_BrowserKilled(t *testing.T) {
 			urls = append(urls, fmt.Sprintf("%s?n=%d", u, i))
 		}
 	}
-	cfg := DefaultConfig()
+	cfg := pipeline.DefaultConfig()
 	cfg.RunID = "browser-kill"
 	cfg.Workers = 2
 	cfg.Timeout = 20 * time.Second
@@ -185,7 +186,7 @@ func TestCrawl_BrowserKilled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	out := t.TempDir()
-	stats, err := Crawl(ctx, cfg, TargetsFromURLs(urls), out, func(Result) {
+	stats, err := pipeline.Crawl(ctx, cfg, pipeline.TargetsFromURLs(urls), out, localOpener(cfg), func(pipeline.Result) {
 		done++
 		if done != 5 {
 			return

@@ -1,4 +1,4 @@
-package pipeline
+package browser
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"actionspace/corpora"
 	"actionspace/dom"
+	"actionspace/pipeline"
 	"actionspace/render"
 )
 
@@ -25,7 +26,7 @@ const speedBudget = time.Second
 // captureCost is what one page load's capture cost.
 type captureCost struct {
 	nodes int
-	// capture is the capture's round trip (Load.CaptureTime), script the
+	// capture is the capture's round trip (pipeline.Load.CaptureTime), script the
 	// script's own run time in the page.
 	capture, script time.Duration
 	// parse is dom.Parse; filter is NewTree plus selecting and rendering
@@ -37,7 +38,7 @@ type captureCost struct {
 func (c captureCost) total() time.Duration { return c.capture + c.parse + c.filter }
 
 // measureCapture loads url in page and times its capture and the Go side.
-func measureCapture(tb testing.TB, page Page, url string) captureCost {
+func measureCapture(tb testing.TB, page pipeline.Page, url string) captureCost {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -95,7 +96,7 @@ func TestCaptureSpeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	page := mustNewPage(t, mustLaunchChromium(t, DefaultBrowserConfig()))
+	page := mustNewPage(t, mustLaunchChromium(t, defaultTestConfig()))
 	t.Logf("load average %s", loadAverage())
 	measureCapture(t, page, srv.URL+"/gen/table?rows=1000") // warm-up: fonts, code caches
 	for _, rows := range speedRows {
@@ -128,7 +129,7 @@ func TestCaptureSpeedCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	page := mustNewPage(t, mustLaunchChromium(t, DefaultBrowserConfig()))
+	page := mustNewPage(t, mustLaunchChromium(t, defaultTestConfig()))
 	var capture, script, total []float64
 	for _, u := range corpora.DefaultURLs(srv.URL) {
 		c := measureCapture(t, page, u)
@@ -161,7 +162,7 @@ func BenchmarkCapture(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer srv.Close()
-	page := mustNewPage(b, mustLaunchChromium(b, DefaultBrowserConfig()))
+	page := mustNewPage(b, mustLaunchChromium(b, defaultTestConfig()))
 	for _, rows := range speedRows {
 		b.Run("rows="+strconv.Itoa(rows), func(b *testing.B) {
 			url := srv.URL + "/gen/table?rows=" + strconv.Itoa(rows)
@@ -192,10 +193,10 @@ func TestCaptureNodeBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	cfg := DefaultBrowserConfig()
+	cfg := defaultTestConfig()
 	opts := dom.DefaultScriptOptions()
 	opts.MaxNodes = 3000
-	cfg.CaptureArg = opts
+	cfg.page.Script = opts
 	page := mustNewPage(t, mustLaunchChromium(t, cfg))
 	for _, tc := range []struct {
 		path      string

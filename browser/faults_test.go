@@ -1,4 +1,4 @@
-package pipeline
+package browser
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"actionspace/corpora"
 	"actionspace/dataset"
 	"actionspace/metrics"
+	"actionspace/pipeline"
 )
 
 // faultCase is what a crawl must make of one fault page of the corpus.
@@ -20,8 +21,8 @@ type faultCase struct {
 	path     string
 	timeout  time.Duration // per attempt
 	retries  int
-	wantKind ErrorKind // "" for a successful capture
-	wantHTTP int64     // 0: no check
+	wantKind pipeline.ErrorKind // "" for a successful capture
+	wantHTTP int64              // 0: no check
 	// check, if set, looks at the row further.
 	check func(t *testing.T, base string, row dataset.PageRow)
 }
@@ -30,23 +31,23 @@ type faultCase struct {
 // the ones Debian's Chromium 156 leads to; the comments say why.
 var faultCases = []faultCase{
 	// No response: the navigation times out.
-	{path: "/faults/never", timeout: 3 * time.Second, wantKind: KindTimeout},
+	{path: "/faults/never", timeout: 3 * time.Second, wantKind: pipeline.KindTimeout},
 	// Headers and a body that never ends: the load event never comes.
-	{path: "/faults/drip", timeout: 3 * time.Second, wantKind: KindTimeout, wantHTTP: 200},
-	{path: "/faults/status/404", timeout: 10 * time.Second, wantKind: KindHTTP, wantHTTP: 404},
-	{path: "/faults/status/500", timeout: 10 * time.Second, wantKind: KindHTTP, wantHTTP: 500},
+	{path: "/faults/drip", timeout: 3 * time.Second, wantKind: pipeline.KindTimeout, wantHTTP: 200},
+	{path: "/faults/status/404", timeout: 10 * time.Second, wantKind: pipeline.KindHTTP, wantHTTP: 404},
+	{path: "/faults/status/500", timeout: 10 * time.Second, wantKind: pipeline.KindHTTP, wantHTTP: 500},
 	// 5xx is transient: one retry, then the row keeps the status.
-	{path: "/faults/status/503", timeout: 10 * time.Second, retries: 1, wantKind: KindHTTP, wantHTTP: 503,
+	{path: "/faults/status/503", timeout: 10 * time.Second, retries: 1, wantKind: pipeline.KindHTTP, wantHTTP: 503,
 		check: func(t *testing.T, _ string, row dataset.PageRow) {
 			if row.Attempts != 2 {
 				t.Errorf("attempts = %d, want 2 (a 503 is retried once)", row.Attempts)
 			}
 		}},
 	// Chromium gives up after 20 redirects: net::ERR_TOO_MANY_REDIRECTS.
-	{path: "/faults/redirect-loop", timeout: 10 * time.Second, wantKind: KindNavigate,
+	{path: "/faults/redirect-loop", timeout: 10 * time.Second, wantKind: pipeline.KindNavigate,
 		check: wantMessage("ERR_TOO_MANY_REDIRECTS")},
 	// The page reloads under the capture, again and again.
-	{path: "/faults/meta-refresh-loop", timeout: 10 * time.Second, wantKind: KindNavigate,
+	{path: "/faults/meta-refresh-loop", timeout: 10 * time.Second, wantKind: pipeline.KindNavigate,
 		check: wantMessage("kept navigating")},
 	// Dialogs are answered (confirm and prompt dismissed): the page loads.
 	{path: "/faults/dialogs", timeout: 10 * time.Second, wantHTTP: 200,
@@ -54,9 +55,9 @@ var faultCases = []faultCase{
 	// Popups are closed as they open; the opener is captured.
 	{path: "/faults/popups", timeout: 10 * time.Second, wantHTTP: 200, check: wantTitle("Popups")},
 	// A download, a PDF and an image are not HTML.
-	{path: "/faults/download", timeout: 10 * time.Second, wantKind: KindContentType},
-	{path: "/faults/pdf", timeout: 10 * time.Second, wantKind: KindContentType, wantHTTP: 200},
-	{path: "/faults/image", timeout: 10 * time.Second, wantKind: KindContentType, wantHTTP: 200},
+	{path: "/faults/download", timeout: 10 * time.Second, wantKind: pipeline.KindContentType},
+	{path: "/faults/pdf", timeout: 10 * time.Second, wantKind: pipeline.KindContentType, wantHTTP: 200},
+	{path: "/faults/image", timeout: 10 * time.Second, wantKind: pipeline.KindContentType, wantHTTP: 200},
 	// Bad bytes decode to U+FFFD, a wrong charset to mojibake: both are
 	// pages as a user sees them, and the row holds valid UTF-8.
 	{path: "/faults/invalid-utf8", timeout: 10 * time.Second, wantHTTP: 200, check: wantTitle("Invalid \uFFFD UTF-8")},
@@ -69,12 +70,12 @@ var faultCases = []faultCase{
 			}
 		}},
 	// 10,000 nested elements overflow Blink's stack: the renderer crashes.
-	{path: "/faults/deep-nesting", timeout: 20 * time.Second, wantKind: KindBrowser, check: wantMessage("crashed")},
+	{path: "/faults/deep-nesting", timeout: 20 * time.Second, wantKind: pipeline.KindBrowser, check: wantMessage("crashed")},
 	// A script that never yields: the capture cannot run; the page is
 	// abandoned.
-	{path: "/faults/busy-loop", timeout: 3 * time.Second, wantKind: KindTimeout},
+	{path: "/faults/busy-loop", timeout: 3 * time.Second, wantKind: pipeline.KindTimeout},
 	// Out of memory: the renderer crashes.
-	{path: "/faults/crash", timeout: 40 * time.Second, wantKind: KindBrowser, check: wantMessage("crashed")},
+	{path: "/faults/crash", timeout: 40 * time.Second, wantKind: pipeline.KindBrowser, check: wantMessage("crashed")},
 	// The page leaves once, during settling: the destination is captured.
 	{path: "/faults/navigate-away", timeout: 10 * time.Second, wantHTTP: 200,
 		check: func(t *testing.T, base string, row dataset.PageRow) {
@@ -121,12 +122,12 @@ func TestRun_Faults(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	b := mustLaunchChromium(t, DefaultBrowserConfig())
+	b := mustLaunchChromium(t, defaultTestConfig())
 	good := srv.URL + "/faults/landing"
 
 	for _, tc := range faultCases {
 		t.Run(strings.TrimPrefix(tc.path, "/faults/"), func(t *testing.T) {
-			cfg := DefaultConfig()
+			cfg := pipeline.DefaultConfig()
 			cfg.RunID = "faults"
 			cfg.Workers = 1
 			cfg.Timeout = tc.timeout
@@ -136,7 +137,7 @@ func TestRun_Faults(t *testing.T) {
 			cfg.Logger = testLogger(t)
 			rows := map[string]dataset.PageRow{}
 			start := time.Now()
-			stats, err := Run(context.Background(), cfg, b, TargetsFromURLs([]string{srv.URL + tc.path, good}), func(res Result) error {
+			stats, err := pipeline.Run(context.Background(), cfg, b, pipeline.TargetsFromURLs([]string{srv.URL + tc.path, good}), func(res pipeline.Result) error {
 				rows[res.Page.URL] = res.Page
 				return nil
 			})
@@ -247,7 +248,7 @@ func TestCrawl_FaultsMixed(t *testing.T) {
 	for _, u := range corpora.DefaultURLs(srv.URL)[:4] {
 		urls, good = append(urls, u), append(good, u)
 	}
-	cfg := DefaultConfig()
+	cfg := pipeline.DefaultConfig()
 	cfg.RunID = "faults-mixed"
 	cfg.Workers = 2
 	cfg.Timeout = 5 * time.Second
@@ -257,7 +258,7 @@ func TestCrawl_FaultsMixed(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	start := time.Now()
-	stats, err := Crawl(ctx, cfg, TargetsFromURLs(urls), out, nil)
+	stats, err := pipeline.Crawl(ctx, cfg, pipeline.TargetsFromURLs(urls), out, localOpener(cfg), nil)
 	if err != nil {
 		t.Fatalf("Crawl: %v", err)
 	}
@@ -284,7 +285,7 @@ func TestCrawl_FaultsMixed(t *testing.T) {
 		}
 		// No attempt may outlast its timeout by more than the adapter's
 		// grace and the pool's watchdog.
-		if limit := float64(cfg.Retries+1) * (cfg.Timeout + 2*time.Second + watchdogSlack).Seconds() * 1000; r.TotalMS > limit {
+		if limit := float64(cfg.Retries+1) * (cfg.Timeout + 2*time.Second + pipeline.WatchdogSlack).Seconds() * 1000; r.TotalMS > limit {
 			t.Errorf("%s took %.0f ms, over %.0f", u, r.TotalMS, limit)
 		}
 		t.Logf("%-55s %-5s %-12s %6.1fs %s", strings.TrimPrefix(strings.TrimPrefix(u, srv.URL), other.URL), r.Status, r.ErrorKind, r.TotalMS/1000, firstLine(r.ErrorMessage))

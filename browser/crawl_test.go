@@ -1,4 +1,4 @@
-package pipeline
+package browser
 
 import (
 	"context"
@@ -20,6 +20,7 @@ import (
 	"actionspace/corpora"
 	"actionspace/dataset"
 	"actionspace/metrics"
+	"actionspace/pipeline"
 )
 
 // arrowRows reads a Parquet file with arrow-go (a second implementation,
@@ -171,11 +172,11 @@ func TestCrawl_Corpus(t *testing.T) {
 	urls := corpora.DefaultURLs(srv.URL)
 	unreachable := "http://" + closedAddr(t) + "/unreachable"
 	list := strings.Join(urls, "\n") + "\n" + srv.URL + "/no-such-page.html\n" + unreachable + "\nnot a url\n# comment\n\n"
-	targets, err := ReadTargets(strings.NewReader(list), DefaultSchemes())
+	targets, err := pipeline.ReadTargets(strings.NewReader(list), pipeline.DefaultSchemes())
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := DefaultConfig()
+	cfg := pipeline.DefaultConfig()
 	cfg.RunID = "test-run"
 	cfg.Workers = 2
 	cfg.Timeout = 20 * time.Second
@@ -184,7 +185,7 @@ func TestCrawl_Corpus(t *testing.T) {
 	out := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	stats, err := Crawl(ctx, cfg, targets, out, nil)
+	stats, err := pipeline.Crawl(ctx, cfg, targets, out, localOpener(cfg), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

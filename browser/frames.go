@@ -1,4 +1,4 @@
-package pipeline
+package browser
 
 import (
 	"bytes"
@@ -16,9 +16,6 @@ import (
 // maxFrameDepth bounds how deep cross-origin frames inside cross-origin
 // frames are followed.
 const maxFrameDepth = 4
-
-// logFrame is the log key of a cross-origin frame's number.
-const logFrame = "frame"
 
 // crossOriginMark appears in a capture record only when the script met a
 // cross-origin frame (as the key of Node.CrossOrigin): a cheap test that
@@ -113,13 +110,9 @@ func (fc *frameCapturer) captureFrame(ctx context.Context, cdp playwright.CDPSes
 			return nil, err
 		}
 	}
-	arg := fc.p.browser.arg
-	if opts, ok := fc.p.browser.cfg.CaptureArg.(dom.ScriptOptions); ok {
-		budget := opts.MaxNodes
-		if budget == 0 {
-			budget = dom.DefaultMaxNodes
-		}
-		if opts.MaxNodes = budget - have; opts.MaxNodes <= 0 {
+	arg := fc.p.arg
+	if opts, ok := fc.p.scriptArg.(dom.ScriptOptions); ok {
+		if opts.MaxNodes -= have; opts.MaxNodes <= 0 {
 			return nil, errors.New("node budget spent")
 		}
 		b, err := json.Marshal(opts)
@@ -128,7 +121,7 @@ func (fc *frameCapturer) captureFrame(ctx context.Context, cdp playwright.CDPSes
 		}
 		arg = string(b)
 	}
-	res, err := evaluateIn(fcdp, fworld, "("+fc.p.browser.cfg.CaptureScript+"\n)("+arg+")", timeoutMS(ctx))
+	res, err := evaluateIn(fcdp, fworld, "("+fc.p.script+"\n)("+arg+")", timeoutMS(ctx))
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package pipeline
+package browser
 
 import (
 	"context"
@@ -48,17 +48,17 @@ func compareWithOracle(t *testing.T, urls []string, check func(t *testing.T, url
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := DefaultBrowserConfig()
-	cfg.CaptureScript = "(arg) => JSON.stringify({capture: (" + dom.Script() + ")(arg.capture), oracle: JSON.parse((" + string(oracle) + ")(arg.expansions))})"
-	cfg.CaptureArg = map[string]any{"capture": dom.DefaultScriptOptions(), "expansions": oracleExpansions}
+	cfg := defaultTestConfig()
+	cfg.launch.script = "(arg) => JSON.stringify({capture: (" + dom.Script() + ")(arg.capture), oracle: JSON.parse((" + string(oracle) + ")(arg.expansions))})"
+	cfg.launch.scriptArg = map[string]any{"capture": dom.DefaultScriptOptions(), "expansions": oracleExpansions}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	browser, err := LaunchChromium(ctx, cfg)
+	browser, err := Launch(ctx, cfg.launch)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer browser.Close()
-	page, err := browser.NewPage(ctx)
+	page, err := browser.NewPage(ctx, cfg.page)
 	if err != nil {
 		t.Fatal(err)
 	}

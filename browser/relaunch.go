@@ -1,4 +1,4 @@
-package pipeline
+package browser
 
 import (
 	"context"
@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"actionspace/internal/bounded"
+	"actionspace/pipeline"
 )
 
 // Launcher starts a browser. A [Relauncher] calls it once at the start and
 // again each time the browser dies.
-type Launcher func(ctx context.Context) (Browser, error)
+type Launcher func(ctx context.Context) (pipeline.Browser, error)
 
 // Bounds of a Relauncher.
 const (
@@ -33,19 +34,19 @@ const (
 	oldBrowserWait = 5 * time.Second
 )
 
-var _ Browser = (*Relauncher)(nil)
+var _ pipeline.Browser = (*Relauncher)(nil)
 
-// Relauncher is a Browser that survives its browser: when opening a page
+// Relauncher is a pipeline.Browser that survives its browser: when opening a page
 // fails because the browser crashed, was killed or lost its connection, it
 // closes what is left of it, launches a new one and opens the page there.
-// Pages of the dead browser fail their loads with KindBrowser; the pool
+// Pages of the dead browser fail their loads with pipeline.KindBrowser; the pool
 // closes them and asks for new ones, which come from the new browser.
 type Relauncher struct {
 	launch Launcher
 	log    *slog.Logger
 
 	mu         sync.Mutex
-	cur        Browser
+	cur        pipeline.Browser
 	gen        int // incremented by every relaunch
 	relaunches int
 	closed     bool
@@ -67,14 +68,14 @@ func NewRelauncher(ctx context.Context, launch Launcher, log *slog.Logger) (*Rel
 
 // NewPage opens a page on the current browser, relaunching it first when
 // it is dead.
-func (r *Relauncher) NewPage(ctx context.Context) (Page, error) {
+func (r *Relauncher) NewPage(ctx context.Context, cfg pipeline.PageConfig) (pipeline.Page, error) {
 	r.mu.Lock()
 	b, gen, closed := r.cur, r.gen, r.closed
 	r.mu.Unlock()
 	if closed {
-		return nil, &PageError{Kind: KindBrowser, Err: errors.New("new page: browser closed")}
+		return nil, &pipeline.PageError{Kind: pipeline.KindBrowser, Err: errors.New("new page: browser closed")}
 	}
-	p, err := openPage(ctx, b)
+	p, err := openPage(ctx, b, cfg)
 	if err == nil || ctx.Err() != nil {
 		return p, err
 	}
@@ -82,7 +83,7 @@ func (r *Relauncher) NewPage(ctx context.Context) (Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err = openPage(ctx, b)
+	p, err = openPage(ctx, b, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("new page on a relaunched browser: %w", err)
 	}
@@ -91,10 +92,10 @@ func (r *Relauncher) NewPage(ctx context.Context) (Page, error) {
 
 // openPage is b.NewPage bounded by openTimeout even if b never answers;
 // a page that comes too late is closed.
-func openPage(ctx context.Context, b Browser) (Page, error) {
+func openPage(ctx context.Context, b pipeline.Browser, cfg pipeline.PageConfig) (pipeline.Page, error) {
 	p, err, ok := bounded.Call(ctx, openTimeout,
-		func() (Page, error) { return b.NewPage(ctx) },
-		func(p Page, _ error) {
+		func() (pipeline.Page, error) { return b.NewPage(ctx, cfg) },
+		func(p pipeline.Page, _ error) {
 			if p != nil {
 				_ = p.Close()
 			}
@@ -105,16 +106,16 @@ func openPage(ctx context.Context, b Browser) (Page, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("new page: %w", err)
 	}
-	return nil, &PageError{Kind: KindBrowser, Err: fmt.Errorf("new page: no answer from the browser in %v", openTimeout)}
+	return nil, &pipeline.PageError{Kind: pipeline.KindBrowser, Err: fmt.Errorf("new page: no answer from the browser in %v", openTimeout)}
 }
 
 // relaunch replaces the browser of generation gen, unless another caller
 // already did, and returns the current browser.
-func (r *Relauncher) relaunch(ctx context.Context, gen int, cause error) (Browser, error) {
+func (r *Relauncher) relaunch(ctx context.Context, gen int, cause error) (pipeline.Browser, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return nil, &PageError{Kind: KindBrowser, Err: errors.New("new page: browser closed")}
+		return nil, &pipeline.PageError{Kind: pipeline.KindBrowser, Err: errors.New("new page: browser closed")}
 	}
 	if r.gen != gen {
 		return r.cur, nil
@@ -128,7 +129,7 @@ func (r *Relauncher) relaunch(ctx context.Context, gen int, cause error) (Browse
 	var err error
 	for attempt := 1; attempt <= launchAttempts; attempt++ {
 		lctx, cancel := context.WithTimeout(ctx, launchTimeout)
-		var b Browser
+		var b pipeline.Browser
 		b, err = r.launch(lctx)
 		cancel()
 		if err == nil {
@@ -170,7 +171,7 @@ func (r *Relauncher) Relaunches() int {
 }
 
 // Current returns the browser in use now (for tests and diagnostics).
-func (r *Relauncher) Current() Browser {
+func (r *Relauncher) Current() pipeline.Browser {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.cur
@@ -189,4 +190,4 @@ func (r *Relauncher) Close() error {
 
 // closeWithin closes b, waiting at most wait: a dead browser may never
 // answer.
-func closeWithin(b Browser, wait time.Duration) { bounded.Close(wait, b.Close) }
+func closeWithin(b pipeline.Browser, wait time.Duration) { bounded.Close(wait, b.Close) }

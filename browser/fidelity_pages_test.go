@@ -1,4 +1,4 @@
-package pipeline
+package browser
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"actionspace/corpora"
 	"actionspace/dom"
+	"actionspace/pipeline"
 	"actionspace/render"
 )
 
@@ -23,7 +24,7 @@ import (
 // fidelityPage is one loaded fidelity page.
 type fidelityPage struct {
 	url     string
-	load    *Load
+	load    *pipeline.Load
 	capture *dom.Capture
 	tree    *dom.Tree
 }
@@ -36,7 +37,7 @@ func (p *fidelityPage) view(e int) *dom.View {
 // fidelityLoader loads fidelity pages in one Chromium page.
 type fidelityLoader struct {
 	srv  *corpora.Server
-	page Page
+	page pipeline.Page
 }
 
 func newFidelityLoader(t *testing.T) *fidelityLoader {
@@ -47,7 +48,7 @@ func newFidelityLoader(t *testing.T) *fidelityLoader {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	b := mustLaunchChromium(t, DefaultBrowserConfig())
+	b := mustLaunchChromium(t, defaultTestConfig())
 	return &fidelityLoader{srv: srv, page: mustNewPage(t, b)}
 }
 
@@ -644,9 +645,9 @@ func TestOcclusionShortcutIsExact(t *testing.T) {
 	defer srv.Close()
 	exact := dom.DefaultScriptOptions()
 	exact.ExactOcclusion = true
-	cfg := DefaultBrowserConfig()
-	cfg.CaptureScript = "(arg) => { const capture = " + dom.Script() + "\n; return JSON.stringify({fast: capture(arg.fast), exact: capture(arg.exact)}); }"
-	cfg.CaptureArg = map[string]any{"fast": dom.DefaultScriptOptions(), "exact": exact}
+	cfg := defaultTestConfig()
+	cfg.launch.script = "(arg) => { const capture = " + dom.Script() + "\n; return JSON.stringify({fast: capture(arg.fast), exact: capture(arg.exact)}); }"
+	cfg.launch.scriptArg = map[string]any{"fast": dom.DefaultScriptOptions(), "exact": exact}
 	page := mustNewPage(t, mustLaunchChromium(t, cfg))
 	urls := append(corpora.DefaultURLs(srv.URL), corpora.FidelityURLs(srv.URL)...)
 	urls = append(urls, srv.URL+"/fidelity/viewport.html?scroll=1700", srv.URL+"/gen/table?rows=1000")

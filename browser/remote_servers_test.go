@@ -1,4 +1,4 @@
-package pipeline
+package browser
 
 import (
 	"bufio"
@@ -20,6 +20,7 @@ import (
 
 	"actionspace/corpora"
 	"actionspace/dataset"
+	"actionspace/pipeline"
 )
 
 // runServerTools are what a Playwright browser server needs here: node,
@@ -186,14 +187,13 @@ func (s *runServer) stop() {
 
 // remoteTestConfig is the crawl config of the two-server tests: the real
 // capture script, few workers for a small shared machine.
-func remoteTestConfig(t testing.TB) Config {
-	cfg := DefaultConfig()
+func remoteTestConfig(t testing.TB) pipeline.Config {
+	cfg := pipeline.DefaultConfig()
 	cfg.RunID = "remote-test"
 	cfg.Workers = 2
 	cfg.Timeout = 30 * time.Second
 	cfg.Retries = 2
 	cfg.Logger = testLogger(t)
-	cfg.Browser.Logger = cfg.Logger
 	return cfg
 }
 
@@ -250,28 +250,28 @@ func TestRemote_TwoServersShards(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	targets := TargetsFromURLs(corpora.DefaultURLs(srv.URL))
+	targets := pipeline.TargetsFromURLs(corpora.DefaultURLs(srv.URL))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 
 	a, b := startRunServer(t, tools), startRunServer(t, tools)
 
 	local := t.TempDir()
-	if _, err := Crawl(ctx, remoteTestConfig(t), targets, local, nil); err != nil {
+	if _, err := pipeline.Crawl(ctx, remoteTestConfig(t), targets, local, localOpener(pipeline.Config{Logger: testLogger(t)}), nil); err != nil {
 		t.Fatalf("local crawl: %v", err)
 	}
 
 	merged := t.TempDir()
 	var wg sync.WaitGroup
-	shardStats := make([]Stats, 2)
+	shardStats := make([]pipeline.Stats, 2)
 	shardErrs := make([]error, 2)
-	shards := []Shard{{Index: 0, Count: 2}, {Index: 1, Count: 2}}
+	shards := []pipeline.Shard{{Index: 0, Count: 2}, {Index: 1, Count: 2}}
 	for i, sh := range shards {
 		cfg := remoteTestConfig(t)
-		cfg.Browser.Endpoints = []string{a.endpoint, b.endpoint}
+		endpoints := []string{a.endpoint, b.endpoint}
 		cfg.Output.Partition = sh.Partition()
 		wg.Go(func() {
-			shardStats[i], shardErrs[i] = Crawl(ctx, cfg, sh.Filter(targets), merged, nil)
+			shardStats[i], shardErrs[i] = pipeline.Crawl(ctx, cfg, sh.Filter(targets), merged, remoteOpener(cfg, endpoints...), nil)
 		})
 	}
 	wg.Wait()
@@ -362,11 +362,11 @@ func TestRemote_ServerKilled(t *testing.T) {
 			urls = append(urls, fmt.Sprintf("%s?v=%d", u, v))
 		}
 	}
-	targets := TargetsFromURLs(urls)
+	targets := pipeline.TargetsFromURLs(urls)
 	a, b := startRunServer(t, tools), startRunServer(t, tools)
 	cfg := remoteTestConfig(t)
 	cfg.Workers = 4
-	cfg.Browser.Endpoints = []string{a.endpoint, b.endpoint}
+	endpoints := []string{a.endpoint, b.endpoint}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 
@@ -374,7 +374,7 @@ func TestRemote_ServerKilled(t *testing.T) {
 	done, afterKill := 0, 0
 	killed := make(chan struct{})
 	out := t.TempDir()
-	stats, err := Crawl(ctx, cfg, targets, out, func(Result) {
+	stats, err := pipeline.Crawl(ctx, cfg, targets, out, remoteOpener(cfg, endpoints...), func(pipeline.Result) {
 		mu.Lock()
 		defer mu.Unlock()
 		done++

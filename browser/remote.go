@@ -1,12 +1,10 @@
-package pipeline
+package browser
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +12,7 @@ import (
 	"github.com/mxschmitt/playwright-go"
 
 	"actionspace/internal/bounded"
+	"actionspace/pipeline"
 )
 
 // Bounds of a [Remote].
@@ -32,22 +31,16 @@ const (
 	reconnectMaxBackoff = 30 * time.Second
 )
 
-// Log keys of the remote browser.
-const (
-	logEndpoint = "endpoint"
-	logUp       = "up"
-)
-
 // connectFunc connects to one endpoint. lost is called, at most once,
 // when that connection dies. A seam for tests.
-type connectFunc func(ctx context.Context, endpoint string, lost func(error)) (Browser, error)
+type connectFunc func(ctx context.Context, endpoint string, lost func(error)) (pipeline.Browser, error)
 
 var (
-	_ Browser = (*Remote)(nil)
-	_ Page    = (*remotePage)(nil)
+	_ pipeline.Browser = (*Remote)(nil)
+	_ pipeline.Page    = (*remotePage)(nil)
 )
 
-// Remote is a Browser made of Playwright browser servers (playwright-core's
+// Remote is a pipeline.Browser made of Playwright browser servers (playwright-core's
 // `run-server`, the official Playwright server images) reached over
 // WebSocket endpoints, instead of a local Chromium.
 //
@@ -55,7 +48,7 @@ var (
 // browser of its own. NewPage opens the page on the endpoint that has the
 // fewest open pages, so the pool's workers spread evenly over the fleet.
 // When an endpoint is lost (its server died or the connection broke), its
-// pages fail their loads with KindBrowser — the pool retries those URLs on
+// pages fail their loads with pipeline.KindBrowser — the pool retries those URLs on
 // pages from the other endpoints — and it is reconnected in the background
 // with exponential backoff; once back, it gets new pages again. Only when
 // no endpoint has been up for the wait (DefaultEndpointWait) does NewPage
@@ -84,48 +77,43 @@ type Remote struct {
 // endpoint is one connection slot of a Remote.
 type endpoint struct {
 	url     string
-	browser Browser // nil while down
-	gen     int     // incremented by every connection
-	pages   int     // open pages of generation gen
-	down    error   // why it is down; nil while up
+	browser pipeline.Browser // nil while down
+	gen     int              // incremented by every connection
+	pages   int              // open pages of generation gen
+	down    error            // why it is down; nil while up
 }
 
 // ConnectRemote connects to the Playwright browser servers at
 // cfg.Endpoints (ws:// or wss:// URLs) through the Playwright driver
 // installed by `make setup`. The servers must run the driver's Playwright
 // version (1.64.x); they launch their own Chromium, so cfg.ChromiumPath is
-// not used, while the viewport, capture script and settling settings are.
+// not used; pages load URLs as the PageConfig each NewPage gets says.
 // It returns once at least one endpoint is connected; the others keep
 // being retried in the background. It fails when none connects within
 // DefaultEndpointWait or ctx. Close the Remote to close the connections
 // and stop the driver.
-func ConnectRemote(ctx context.Context, cfg BrowserConfig) (*Remote, error) {
+func ConnectRemote(ctx context.Context, cfg Config) (*Remote, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("browser config: %w", err)
 	}
 	if len(cfg.Endpoints) == 0 {
 		return nil, errors.New("connect remote browsers: no endpoints")
 	}
-	cfg = cfg.withDefaults()
-	arg, err := json.Marshal(cfg.CaptureArg)
-	if err != nil {
-		return nil, fmt.Errorf("capture arg: %w", err)
-	}
 	pw, err := playwright.Run(&playwright.RunOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("start playwright driver: %w (run `make setup` to install it)", err)
 	}
-	connect := func(ctx context.Context, endpoint string, lost func(error)) (Browser, error) {
-		return connectEndpoint(ctx, pw, cfg, string(arg), endpoint, lost)
+	connect := func(ctx context.Context, endpoint string, lost func(error)) (pipeline.Browser, error) {
+		return connectEndpoint(ctx, pw, cfg, endpoint, lost)
 	}
 	return newRemote(ctx, cfg, connect, pw.Stop, DefaultEndpointWait)
 }
 
 // newRemote connects to every endpoint of cfg with connect and returns
 // once one is up (or wait has passed). stop, if set, runs after Close.
-func newRemote(ctx context.Context, cfg BrowserConfig, connect connectFunc, stop func() error, wait time.Duration) (*Remote, error) {
+func newRemote(ctx context.Context, cfg Config, connect connectFunc, stop func() error, wait time.Duration) (*Remote, error) {
 	r := &Remote{
-		log:     cfg.Logger,
+		log:     cfg.logger(),
 		connect: connect,
 		wait:    wait,
 		stop:    stop,
@@ -290,7 +278,7 @@ func (r *Remote) waitUp(ctx context.Context) error {
 
 // pick reserves a page slot on the endpoint in service with the fewest
 // open pages; ties go round-robin. nil when none is up.
-func (r *Remote) pick() (*endpoint, Browser, int) {
+func (r *Remote) pick() (*endpoint, pipeline.Browser, int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var best *endpoint
@@ -322,7 +310,7 @@ func (r *Remote) release(ep *endpoint, gen int) {
 // NewPage opens a page on the least-loaded endpoint in service. An
 // endpoint that cannot open one is taken out of service and the next one
 // tried; when none is up, NewPage waits for one up to the Remote's wait.
-func (r *Remote) NewPage(ctx context.Context) (Page, error) {
+func (r *Remote) NewPage(ctx context.Context, cfg pipeline.PageConfig) (pipeline.Page, error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("new page: %w", err)
@@ -333,11 +321,11 @@ func (r *Remote) NewPage(ctx context.Context) (Page, error) {
 				if ctx.Err() != nil {
 					return nil, fmt.Errorf("new page: %w", err)
 				}
-				return nil, &PageError{Kind: KindBrowser, Err: fmt.Errorf("new page: %w", err)}
+				return nil, &pipeline.PageError{Kind: pipeline.KindBrowser, Err: fmt.Errorf("new page: %w", err)}
 			}
 			continue
 		}
-		p, err := openPage(ctx, b)
+		p, err := openPage(ctx, b, cfg)
 		if err == nil {
 			return &remotePage{Page: p, remote: r, ep: ep, gen: gen}, nil
 		}
@@ -389,7 +377,7 @@ func (r *Remote) Close() error {
 	close(r.done)
 	close(r.changed) // wakes NewPage calls waiting for an endpoint
 	r.changed = make(chan struct{})
-	var open []Browser
+	var open []pipeline.Browser
 	for _, ep := range r.eps {
 		if ep.browser != nil {
 			open = append(open, ep.browser)
@@ -414,7 +402,7 @@ func (r *Remote) Close() error {
 
 // remotePage is a page of one endpoint; closing it frees its slot there.
 type remotePage struct {
-	Page
+	pipeline.Page
 	remote *Remote
 	ep     *endpoint
 	gen    int
@@ -440,7 +428,7 @@ type remoteBrowser struct {
 
 // connectEndpoint connects to the Playwright server at endpoint through
 // pw. lost is called when the connection dies.
-func connectEndpoint(ctx context.Context, pw *playwright.Playwright, cfg BrowserConfig, arg, endpoint string, lost func(error)) (Browser, error) {
+func connectEndpoint(ctx context.Context, pw *playwright.Playwright, cfg Config, endpoint string, lost func(error)) (pipeline.Browser, error) {
 	opts := playwright.BrowserTypeConnectOptions{Timeout: playwright.Float(float64(connectTimeout.Milliseconds()))}
 	if ms := timeoutMS(ctx); ms > 0 {
 		opts.Timeout = playwright.Float(ms)
@@ -459,8 +447,8 @@ func connectEndpoint(ctx context.Context, pw *playwright.Playwright, cfg Browser
 		return nil, fmt.Errorf("connect %s: %w", endpoint, shortError{err})
 	}
 	br.OnDisconnected(func(playwright.Browser) { lost(errors.New("disconnected")) })
-	cfg.Logger.Debug("connected to a browser endpoint", logEndpoint, endpoint, logBrowserVer, br.Version())
-	return &remoteBrowser{pwBrowser: &pwBrowser{cfg: cfg, arg: arg, browser: br}, endpoint: endpoint}, nil
+	cfg.logger().Debug("connected to a browser endpoint", logEndpoint, endpoint, logBrowserVer, br.Version())
+	return &remoteBrowser{pwBrowser: &pwBrowser{cfg: cfg, browser: br}, endpoint: endpoint}, nil
 }
 
 // Close closes the connection; the server closes its browser.
@@ -473,38 +461,22 @@ func (b *remoteBrowser) Close() error {
 	return b.closeErr
 }
 
-// validateEndpoints checks that every endpoint is a ws:// or wss:// URL
-// with a host.
-func validateEndpoints(endpoints []string) error {
-	for _, e := range endpoints {
-		u, err := url.Parse(e)
-		if err != nil {
-			return fmt.Errorf("browser endpoint %q: %w", e, err)
-		}
-		if (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
-			return fmt.Errorf("browser endpoint %q: want ws://HOST:PORT/PATH or wss://…", e)
-		}
+// Open opens the browser a crawl drives: a connection to the servers of
+// cfg.Endpoints when there are any (see [Remote]), and otherwise a local
+// Chromium behind a [Relauncher]. Both replace what dies and count it
+// (Relaunches). It is a pipeline.Opener once bound to cfg.
+func Open(ctx context.Context, cfg Config) (pipeline.Browser, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("browser config: %w", err)
 	}
-	return nil
-}
-
-// crawlBrowser is the browser of a Crawl: one that replaces itself when it
-// dies, and counts how often it did.
-type crawlBrowser interface {
-	Browser
-	Relaunches() int
-}
-
-// openBrowser connects to cfg.Browser.Endpoints when there are any, and
-// otherwise launches a local Chromium behind a Relauncher.
-func openBrowser(ctx context.Context, cfg Config) (crawlBrowser, error) {
-	if len(cfg.Browser.Endpoints) > 0 {
-		b := cfg.Browser
-		if b.Logger == nil {
-			b.Logger = cfg.logger()
-		}
-		return ConnectRemote(ctx, b)
+	if len(cfg.Endpoints) > 0 {
+		return ConnectRemote(ctx, cfg)
 	}
-	launch := func(ctx context.Context) (Browser, error) { return LaunchChromium(ctx, cfg.Browser) }
+	launch := func(ctx context.Context) (pipeline.Browser, error) { return Launch(ctx, cfg) }
 	return NewRelauncher(ctx, launch, cfg.logger())
+}
+
+// Opener returns Open bound to cfg, for pipeline.Crawl.
+func Opener(cfg Config) pipeline.Opener {
+	return func(ctx context.Context) (pipeline.Browser, error) { return Open(ctx, cfg) }
 }

@@ -1,4 +1,4 @@
-package pipeline
+package browser
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"actionspace/corpora"
+	"actionspace/pipeline"
 )
 
 // BenchmarkRemote_Throughput measures pages per minute of the bundled
@@ -34,7 +35,7 @@ func BenchmarkRemote_Throughput(b *testing.B) {
 			urls = append(urls, fmt.Sprintf("%s?v=%d", u, v))
 		}
 	}
-	targets := TargetsFromURLs(urls)
+	targets := pipeline.TargetsFromURLs(urls)
 	servers := []*runServer{startRunServer(b, tools), startRunServer(b, tools)}
 
 	crawl := func(b *testing.B, endpoints []string, shards int) {
@@ -45,18 +46,16 @@ func BenchmarkRemote_Throughput(b *testing.B) {
 			ok := make([]int, shards)
 			start := time.Now()
 			for i := range shards {
-				sh := Shard{Index: i, Count: shards}
-				cfg := DefaultConfig()
+				sh := pipeline.Shard{Index: i, Count: shards}
+				cfg := pipeline.DefaultConfig()
 				cfg.RunID = "throughput"
 				cfg.Workers = 4
 				cfg.Logger = testLogger(b)
-				cfg.Browser.Logger = cfg.Logger
-				cfg.Browser.Endpoints = endpoints
 				if shards > 1 {
 					cfg.Output.Partition = sh.Partition()
 				}
 				wg.Go(func() {
-					st, err := Crawl(context.Background(), cfg, sh.Filter(targets), out, nil)
+					st, err := pipeline.Crawl(context.Background(), cfg, sh.Filter(targets), out, remoteOpener(cfg, endpoints...), nil)
 					errs[i], ok[i] = err, st.OK
 				})
 			}

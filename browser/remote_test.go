@@ -1,4 +1,4 @@
-package pipeline
+package browser
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"actionspace/pipeline"
 )
 
 // fakeFleet is a set of fake browser servers, by endpoint URL, that can be
@@ -24,7 +26,7 @@ func newFakeFleet(delay time.Duration) *fakeFleet {
 	return &fakeFleet{down: map[string]bool{}, conns: map[string][]*fakeConn{}, served: map[string]int{}, delay: delay}
 }
 
-func (f *fakeFleet) connect(ctx context.Context, endpoint string, lost func(error)) (Browser, error) {
+func (f *fakeFleet) connect(ctx context.Context, endpoint string, lost func(error)) (pipeline.Browser, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.down[endpoint] {
@@ -80,9 +82,9 @@ func (c *fakeConn) isDead() bool {
 	return c.dead
 }
 
-func (c *fakeConn) NewPage(ctx context.Context) (Page, error) {
+func (c *fakeConn) NewPage(ctx context.Context, _ pipeline.PageConfig) (pipeline.Page, error) {
 	if c.isDead() {
-		return nil, &PageError{Kind: KindBrowser, Err: errors.New("new page: browser disconnected")}
+		return nil, &pipeline.PageError{Kind: pipeline.KindBrowser, Err: errors.New("new page: browser disconnected")}
 	}
 	return &fakeConnPage{conn: c}, nil
 }
@@ -92,14 +94,14 @@ func (c *fakeConn) Close() error    { return nil }
 
 type fakeConnPage struct{ conn *fakeConn }
 
-func (p *fakeConnPage) Load(ctx context.Context, url string) (*Load, error) {
+func (p *fakeConnPage) Load(ctx context.Context, url string) (*pipeline.Load, error) {
 	select {
 	case <-time.After(p.conn.fleet.delay):
 	case <-ctx.Done():
-		return nil, &PageError{Kind: KindTimeout, URL: url, Err: ctx.Err()}
+		return nil, &pipeline.PageError{Kind: pipeline.KindTimeout, URL: url, Err: ctx.Err()}
 	}
 	if p.conn.isDead() {
-		return nil, &PageError{Kind: KindBrowser, URL: url, Err: errors.New("target closed")}
+		return nil, &pipeline.PageError{Kind: pipeline.KindBrowser, URL: url, Err: errors.New("target closed")}
 	}
 	p.conn.fleet.mu.Lock()
 	p.conn.fleet.served[p.conn.endpoint]++
@@ -112,9 +114,7 @@ func (p *fakeConnPage) Close() error { return nil }
 // newFakeRemote connects a Remote to the fleet's endpoints.
 func newFakeRemote(t *testing.T, f *fakeFleet, wait time.Duration, endpoints ...string) (*Remote, error) {
 	t.Helper()
-	cfg := testBrowserConfig()
-	cfg.Endpoints = endpoints
-	cfg.Logger = testLogger(t)
+	cfg := Config{Endpoints: endpoints, Logger: testLogger(t)}
 	r, err := newRemote(context.Background(), cfg, f.connect, nil, wait)
 	if err == nil {
 		t.Cleanup(func() { r.Close() })
@@ -134,7 +134,7 @@ func TestRemote_SpreadsPages(t *testing.T) {
 	var pages []*remotePage
 	count := map[string]int{}
 	for range 6 {
-		p, err := r.NewPage(context.Background())
+		p, err := r.NewPage(context.Background(), pipeline.DefaultPageConfig())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +157,7 @@ func TestRemote_SpreadsPages(t *testing.T) {
 	}
 	onB.Close()
 	onB.Close() // a second Close frees nothing more
-	p, err := r.NewPage(context.Background())
+	p, err := r.NewPage(context.Background(), pipeline.DefaultPageConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,10 +181,10 @@ func TestRemote_LostEndpoint(t *testing.T) {
 	}
 	cfg := fakeConfig(t)
 	cfg.Workers = 4
-	targets := fakeTargets(300)
+	targets := pipeline.TargetsFromURLs(fakeURLs(300))
 	seen := map[string]int{}
 	n := 0
-	stats, err := Run(context.Background(), cfg, r, targets, func(res Result) error {
+	stats, err := pipeline.Run(context.Background(), cfg, r, targets, func(res pipeline.Result) error {
 		seen[res.Page.PageID]++
 		if res.Page.Status != "ok" {
 			t.Errorf("%s: status %s (%s: %s), want ok", res.Page.URL, res.Page.Status, res.Page.ErrorKind, res.Page.ErrorMessage)
@@ -226,7 +226,7 @@ func TestRemote_LostEndpoint(t *testing.T) {
 		t.Errorf("Relaunches() = %d, want 1", got)
 	}
 	before := f.servedBy()[b]
-	if _, err := Run(context.Background(), cfg, r, fakeTargets(40), func(Result) error { return nil }); err != nil {
+	if _, err := pipeline.Run(context.Background(), cfg, r, pipeline.TargetsFromURLs(fakeURLs(40)), func(pipeline.Result) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if f.servedBy()[b] == before {
@@ -258,19 +258,19 @@ func TestRemote_AllDown(t *testing.T) {
 	}
 	f.kill(a)
 	f.kill(b)
-	_, err = r.NewPage(context.Background())
-	var pe *PageError
-	if !errors.As(err, &pe) || pe.Kind != KindBrowser || !strings.Contains(err.Error(), "no browser endpoint up") {
+	_, err = r.NewPage(context.Background(), pipeline.DefaultPageConfig())
+	var pe *pipeline.PageError
+	if !errors.As(err, &pe) || pe.Kind != pipeline.KindBrowser || !strings.Contains(err.Error(), "no browser endpoint up") {
 		t.Errorf("NewPage with every endpoint lost: %v, want a KindBrowser no-endpoint error", err)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := r.NewPage(ctx); !errors.Is(err, context.Canceled) {
+	if _, err := r.NewPage(ctx, pipeline.DefaultPageConfig()); !errors.Is(err, context.Canceled) {
 		t.Errorf("NewPage on a canceled context: %v, want context.Canceled", err)
 	}
 	r.Close()
-	if _, err := r.NewPage(context.Background()); err == nil {
+	if _, err := r.NewPage(context.Background(), pipeline.DefaultPageConfig()); err == nil {
 		t.Error("NewPage after Close: no error")
 	}
 }
@@ -287,7 +287,7 @@ func TestRemote_CloseWakesNewPage(t *testing.T) {
 	f.kill(a)
 	errc := make(chan error, 1)
 	go func() {
-		_, err := r.NewPage(context.Background())
+		_, err := r.NewPage(context.Background(), pipeline.DefaultPageConfig())
 		errc <- err
 	}()
 	time.Sleep(50 * time.Millisecond)
@@ -320,7 +320,7 @@ func TestRemote_LateEndpoint(t *testing.T) {
 	if got := r.Up(); len(got) != 1 || got[0] != b {
 		t.Errorf("Up() = %v, want [%s]", got, b)
 	}
-	p, err := r.NewPage(context.Background())
+	p, err := r.NewPage(context.Background(), pipeline.DefaultPageConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,14 +343,10 @@ func TestValidateEndpoints(t *testing.T) {
 		{[]string{"ws://ok:1/", "::bad"}, false},
 	}
 	for _, tt := range tests {
-		err := validateEndpoints(tt.endpoints)
-		if (err == nil) != tt.ok {
-			t.Errorf("validateEndpoints(%q) = %v, want ok %v", tt.endpoints, err, tt.ok)
-		}
-		cfg := DefaultBrowserConfig()
+		cfg := DefaultConfig()
 		cfg.Endpoints = tt.endpoints
 		if err := cfg.Validate(); (err == nil) != tt.ok {
-			t.Errorf("BrowserConfig{Endpoints: %q}.Validate() = %v, want ok %v", tt.endpoints, err, tt.ok)
+			t.Errorf("Config{Endpoints: %q}.Validate() = %v, want ok %v", tt.endpoints, err, tt.ok)
 		}
 	}
 }

@@ -1,0 +1,130 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mxschmitt/playwright-go"
+
+	"actionspace/pipeline"
+)
+
+// settleScript resolves once the document has gone quiet ms without a
+// mutation, or after max ms, with {settled, mutations}.
+const settleScript = `(quiet, max) => new Promise((resolve) => {
+  let mutations = 0, timer = 0, cap = 0;
+  const finish = (settled) => {
+    observer.disconnect();
+    clearTimeout(timer);
+    clearTimeout(cap);
+    resolve({settled, mutations});
+  };
+  const observer = new MutationObserver((records) => {
+    mutations += records.length;
+    clearTimeout(timer);
+    timer = setTimeout(() => finish(true), quiet);
+  });
+  observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  timer = setTimeout(() => finish(true), quiet);
+  cap = setTimeout(() => finish(false), max);
+})`
+
+// settleAndCapture waits for a quiet DOM and runs the capture script, both
+// in a fresh isolated world of the main frame.
+func (p *pwPage) settleAndCapture(ctx context.Context, tab *pwTab, rawURL string, ld *pipeline.Load) error {
+	p.stage.Store("capture")
+	world, err := tab.isolatedWorld()
+	if err != nil {
+		return p.fail(ctx, rawURL, "capture", pipeline.KindCapture, fmt.Errorf("create isolated world: %w", err))
+	}
+
+	p.stage.Store("settle")
+	quiet, capAt := p.cfg.SettleQuiet, p.cfg.SettleMax
+	if dl, ok := ctx.Deadline(); ok {
+		// Leave at least half of what remains for the capture.
+		capAt = min(capAt, time.Until(dl)/2)
+		quiet = min(quiet, capAt)
+	}
+	start := time.Now()
+	expr := fmt.Sprintf("(%s)(%d, %d)", settleScript, quiet.Milliseconds(), capAt.Milliseconds())
+	res, err := tab.evaluate(world, expr, 0)
+	ld.Settle += time.Since(start)
+	if err != nil {
+		return p.fail(ctx, rawURL, "settle", pipeline.KindCapture, err)
+	}
+	if m, ok := res.(map[string]any); ok {
+		p.log.Debug("settled", logURL, rawURL, logSettled, m["settled"], logMutations, m["mutations"], logSettleTime, time.Since(start))
+	}
+
+	p.stage.Store("capture")
+	start = time.Now()
+	// The newline keeps a trailing // comment in the script from eating
+	// the closing parenthesis.
+	expr = "(" + p.script + "\n)(" + p.arg + ")"
+	res, err = tab.evaluate(world, expr, timeoutMS(ctx))
+	ld.CaptureTime += time.Since(start)
+	if err != nil {
+		return p.fail(ctx, rawURL, "capture", pipeline.KindCapture, err)
+	}
+	s, ok := res.(string)
+	if !ok {
+		return &pipeline.PageError{Kind: pipeline.KindCapture, URL: rawURL, Err: fmt.Errorf("capture: script returned %T, want a JSON string", res)}
+	}
+	ld.Capture = []byte(s)
+	// Cross-origin frames: captured through their own frames, stitched in.
+	start = time.Now()
+	ld.Capture = p.stitchFrames(ctx, tab, world, rawURL, ld.Capture)
+	ld.CaptureTime += time.Since(start)
+	return nil
+}
+
+// isolatedWorld creates a new isolated world in the main frame's current
+// document and returns its execution context id. The page's scripts cannot
+// reach its globals, so patched built-ins (JSON, Array.prototype) do not
+// affect what runs there; the DOM is shared.
+func (t *pwTab) isolatedWorld() (float64, error) {
+	res, err := t.cdp.Send("Page.getFrameTree", map[string]any{})
+	if err != nil {
+		return 0, err
+	}
+	frameID, ok := dig(res, "frameTree", "frame", "id").(string)
+	if !ok {
+		return 0, errors.New("Page.getFrameTree: no main frame id")
+	}
+	return createIsolatedWorld(t.cdp, frameID)
+}
+
+// evaluate runs expr in the execution context world, awaits a returned
+// promise and returns its value. timeoutMS > 0 bounds the script's run.
+func (t *pwTab) evaluate(world float64, expr string, timeoutMS float64) (any, error) {
+	return evaluateIn(t.cdp, world, expr, timeoutMS)
+}
+
+// evaluateIn is evaluate through any CDP session, such as a frame's.
+func evaluateIn(cdp playwright.CDPSession, world float64, expr string, timeoutMS float64) (any, error) {
+	params := map[string]any{
+		"expression":    expr,
+		"contextId":     world,
+		"returnByValue": true,
+		"awaitPromise":  true,
+	}
+	if timeoutMS > 0 {
+		params["timeout"] = timeoutMS
+	}
+	res, err := cdp.Send("Runtime.evaluate", params)
+	if err != nil {
+		return nil, err
+	}
+	if details, ok := dig(res, "exceptionDetails").(map[string]any); ok {
+		msg, _ := dig(details, "exception", "description").(string)
+		if msg == "" {
+			msg, _ = details["text"].(string)
+		}
+		msg, _, _ = strings.Cut(msg, "\n")
+		return nil, fmt.Errorf("script threw: %s", msg)
+	}
+	return dig(res, "result", "value"), nil
+}

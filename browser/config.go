@@ -1,0 +1,74 @@
+package browser
+
+import (
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+)
+
+// DefaultChromiumPath is where Debian's chromium package installs the
+// browser.
+const DefaultChromiumPath = "/usr/bin/chromium"
+
+// Config says which browser a crawl drives: a local Chromium, or the
+// Playwright browser servers at Endpoints. How each page loads a URL is
+// the crawl's business (pipeline.PageConfig), handed to every NewPage.
+type Config struct {
+	// ChromiumPath is the local Chromium executable, used when there are
+	// no Endpoints.
+	ChromiumPath string
+	// Endpoints, when set, are the ws:// URLs of Playwright browser
+	// servers (`playwright run-server`) to connect to instead of launching
+	// ChromiumPath; see [Remote]. Listing one twice opens two connections
+	// to it.
+	Endpoints []string
+	// Logger receives logs about relaunches, lost endpoints, dialogs,
+	// popups and settling; nil means slog.Default().
+	Logger *slog.Logger
+
+	// script and scriptArg, when script is set, replace the capture script
+	// and its argument: tests wrap the real script to run an independent
+	// check in the same page state.
+	script    string
+	scriptArg any
+}
+
+// DefaultConfig returns a local Chromium at DefaultChromiumPath.
+func DefaultConfig() Config {
+	return Config{ChromiumPath: DefaultChromiumPath}
+}
+
+// Validate reports the first invalid setting, naming it.
+func (c Config) Validate() error {
+	if len(c.Endpoints) == 0 && c.ChromiumPath == "" {
+		return fmt.Errorf("chromium: empty path")
+	}
+	for _, e := range c.Endpoints {
+		u, err := url.Parse(e)
+		if err != nil {
+			return fmt.Errorf("browser endpoint %q: %w", e, err)
+		}
+		if (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+			return fmt.Errorf("browser endpoint %q: want ws://HOST:PORT/PATH or wss://…", e)
+		}
+	}
+	return nil
+}
+
+func (c Config) logger() *slog.Logger {
+	if c.Logger != nil {
+		return c.Logger
+	}
+	return slog.Default()
+}
+
+// CheckChromium reports, with what to do about it, when there is no
+// Chromium executable at path: the one check both commands and Launch
+// make.
+func CheckChromium(path string) error {
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("chromium: %w (install it with `make setup` or apt-get install chromium, or pass --chromium)", err)
+	}
+	return nil
+}

@@ -1,0 +1,378 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mxschmitt/playwright-go"
+
+	"actionspace/internal/bounded"
+	"actionspace/pipeline"
+)
+
+const (
+	// isolatedWorld names the world the settle and capture scripts run in.
+	isolatedWorld = "actionspace"
+	// loadGrace is how long Load waits past its deadline for Playwright's
+	// own timeout (set to the same deadline) to end the load cleanly, which
+	// keeps the page usable. After that the page is abandoned.
+	loadGrace = time.Second
+)
+
+// pwTab is one Playwright page in its own browser context, with a CDP
+// session for the isolated world.
+type pwTab struct {
+	context   playwright.BrowserContext
+	page      playwright.Page
+	cdp       playwright.CDPSession
+	mainFrame playwright.Frame
+}
+
+func (t *pwTab) close() error {
+	if err := t.context.Close(); err != nil && !errors.Is(err, playwright.ErrTargetClosed) {
+		return fmt.Errorf("close page: %w", shortError{err})
+	}
+	return nil
+}
+
+// pwPage implements pipeline.Page on a pwTab. After a failed load it swaps the tab
+// for a fresh one before the next URL: a page that failed a navigation
+// keeps Chromium's error page, after which later navigations and dialogs
+// misbehave (net::ERR_ABORTED, unanswerable dialogs).
+type pwPage struct {
+	browser   *pwBrowser
+	log       *slog.Logger
+	cfg       pipeline.PageConfig
+	script    string // the capture script's source
+	scriptArg any    // its argument (cfg.Script unless a test replaced the script)
+	arg       string // scriptArg as JSON
+
+	stage atomic.Value // string: the stage the current load is in
+
+	mu      sync.Mutex
+	tab     *pwTab          // nil while being replaced
+	stale   bool            // the last load failed: replace tab before the next
+	broken  error           // non-nil once the page must not be used again
+	dead    context.Context // done once broken is set
+	kill    context.CancelFunc
+	mainNav *navResponse // the main frame's last navigation response
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// navResponse is what a main-frame navigation response said.
+type navResponse struct {
+	url, statusText, contentType string
+	status                       int
+}
+
+// onResponse remembers the main frame's navigation responses: when
+// Chromium fails a navigation on an error status with an empty body
+// (net::ERR_HTTP_RESPONSE_CODE_FAILURE), or the load event never comes,
+// Goto returns no response, but the status is still known.
+func (p *pwPage) onResponse(tab *pwTab, r playwright.Response) {
+	if !r.Request().IsNavigationRequest() || r.Frame() != tab.mainFrame {
+		return
+	}
+	nav := &navResponse{url: r.URL(), status: r.Status(), statusText: r.StatusText(), contentType: r.Headers()["content-type"]}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tab == tab {
+		p.mainNav = nav
+	}
+}
+
+func (p *pwPage) takeMainNav() *navResponse {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	nav := p.mainNav
+	p.mainNav = nil
+	return nav
+}
+
+// tabFailed marks p broken when its current tab crashed or closed; events
+// of a tab being replaced do not count.
+func (p *pwPage) tabFailed(tab *pwTab, cause error) {
+	p.mu.Lock()
+	current := p.tab == tab
+	p.mu.Unlock()
+	if current {
+		p.markBroken(cause)
+	}
+}
+
+func (p *pwPage) markBroken(cause error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.broken == nil {
+		p.broken = fmt.Errorf("%w: %v", errPageBroken, cause)
+		p.kill()
+	}
+}
+
+func (p *pwPage) brokenErr() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.broken
+}
+
+// activeTab returns the tab in use, nil while it is being replaced.
+func (p *pwPage) activeTab() *pwTab {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.tab
+}
+
+// currentTab returns the tab to load the next URL in, replacing it first
+// when the last load failed.
+func (p *pwPage) currentTab() (*pwTab, error) {
+	p.mu.Lock()
+	tab, stale := p.tab, p.stale
+	if stale {
+		p.tab = nil // its close event is not a failure of p
+	}
+	p.mu.Unlock()
+	if !stale {
+		return tab, nil
+	}
+	if tab != nil {
+		_ = tab.close()
+	}
+	fresh, err := p.browser.openTab(p)
+	if err != nil {
+		p.markBroken(err)
+		return nil, err
+	}
+	p.mu.Lock()
+	if p.broken != nil { // closed meanwhile
+		err := p.broken
+		p.mu.Unlock()
+		_ = fresh.close()
+		return nil, err
+	}
+	p.tab, p.stale = fresh, false
+	p.mu.Unlock()
+	return fresh, nil
+}
+
+func (p *pwPage) onDialog(d playwright.Dialog) {
+	// Handlers run on their own goroutine, so answering here cannot stall
+	// the connection. Accepting beforeunload lets the next navigation go on.
+	var err error
+	if d.Type() == "beforeunload" {
+		err = d.Accept()
+	} else {
+		err = d.Dismiss()
+	}
+	p.log.Debug("answered dialog", logDialogType, d.Type(), logError, err)
+}
+
+func (p *pwPage) onPopup(popup playwright.Page) {
+	p.log.Debug("closing popup", logPopupURL, popup.URL())
+	// Popup events arrive on the connection's goroutine: close elsewhere.
+	go func() { _ = popup.Close() }()
+}
+
+// Close closes the page's browser context, and with it the page.
+func (p *pwPage) Close() error {
+	p.closeOnce.Do(func() {
+		p.markBroken(errors.New("page closed"))
+		if tab := p.activeTab(); tab != nil {
+			p.closeErr = tab.close()
+		}
+	})
+	return p.closeErr
+}
+
+// Load implements [pipeline.Page]. It runs the load on another goroutine so that it
+// can return when ctx is done even if the browser does not answer; a load
+// that outlives its deadline by loadGrace, or whose renderer crashes, is
+// abandoned and the page closed.
+func (p *pwPage) Load(ctx context.Context, rawURL string) (*pipeline.Load, error) {
+	if err := checkLoadURL(rawURL); err != nil {
+		return nil, &pipeline.PageError{Kind: pipeline.KindInvalidURL, URL: rawURL, Err: err}
+	}
+	if err := p.brokenErr(); err != nil {
+		return nil, &pipeline.PageError{Kind: pipeline.KindBrowser, URL: rawURL, Err: err}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, &pipeline.PageError{Kind: kindOf(err, pipeline.KindCanceled), URL: rawURL, Err: err}
+	}
+	wait, stop := p.loadWait(ctx)
+	defer stop()
+	ld, err, ok := bounded.Call(wait, 0, func() (*pipeline.Load, error) {
+		ld, err := p.load(ctx, rawURL)
+		if err != nil {
+			p.mu.Lock()
+			p.stale = true
+			p.mu.Unlock()
+		}
+		return ld, err
+	}, nil)
+	if ok {
+		return ld, err
+	}
+	stage, _ := p.stage.Load().(string)
+	var abandon error
+	if ctx.Err() == nil { // the page died under the load
+		abandon = &pipeline.PageError{Kind: pipeline.KindBrowser, URL: rawURL, Err: p.brokenErr()}
+	} else {
+		abandon = &pipeline.PageError{Kind: kindOf(ctx.Err(), pipeline.KindCanceled), URL: rawURL, Err: fmt.Errorf("%s: %w", stage, ctx.Err())}
+	}
+	p.markBroken(fmt.Errorf("abandoned a load of %s in %s", rawURL, stage))
+	// Closing the context ends the stuck calls; the caller's Close waits
+	// for it to finish.
+	go func() { _ = p.Close() }()
+	return nil, abandon
+}
+
+// loadWait returns how long Load waits for a load: until the page dies,
+// ctx is canceled, or loadGrace after ctx's deadline, for Playwright's own
+// timeout (set to the same deadline) to end the load cleanly, which keeps
+// the page usable.
+func (p *pwPage) loadWait(ctx context.Context) (context.Context, func()) {
+	wait, cancel := context.WithCancel(context.Background())
+	stopCtx := context.AfterFunc(ctx, func() {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			time.AfterFunc(loadGrace, cancel) // a late cancel is harmless
+			return
+		}
+		cancel()
+	})
+	stopDead := context.AfterFunc(p.dead, cancel)
+	return wait, func() {
+		stopCtx()
+		stopDead()
+		cancel()
+	}
+}
+
+// checkLoadURL refuses what Chromium cannot navigate to at all. Which
+// schemes a crawl accepts is decided when the URL list is read.
+func checkLoadURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("not a URL: %w", err)
+	}
+	if u.Scheme == "" {
+		return fmt.Errorf("not an absolute URL: %q", raw)
+	}
+	return nil
+}
+
+// load does the work of Load on its own goroutine.
+func (p *pwPage) load(ctx context.Context, rawURL string) (*pipeline.Load, error) {
+	p.stage.Store("open")
+	tab, err := p.currentTab()
+	if err != nil {
+		return nil, pageError(rawURL, "open", pipeline.KindBrowser, err)
+	}
+	ld := &pipeline.Load{}
+	p.stage.Store("navigate")
+	start := time.Now()
+	nav, err := p.navigate(ctx, tab, rawURL)
+	ld.Navigate = time.Since(start)
+	ld.FinalURL = tab.page.URL()
+	if nav != nil {
+		ld.HTTPStatus = nav.status
+		ld.ContentType = nav.contentType
+		ld.FinalURL = nav.url
+	}
+	if ld.HTTPStatus >= 400 {
+		// Checked first: an error status with an empty body fails the
+		// navigation itself.
+		return ld, &pipeline.PageError{Kind: pipeline.KindHTTP, URL: rawURL, Err: &pipeline.StatusError{Code: nav.status, Text: nav.statusText}}
+	}
+	if err != nil {
+		return ld, p.fail(ctx, rawURL, "navigate", pipeline.KindNavigate, err)
+	}
+	if !isHTML(ld.ContentType) {
+		return ld, &pipeline.PageError{Kind: pipeline.KindContentType, URL: rawURL, Err: fmt.Errorf("content type %q is not HTML", ld.ContentType)}
+	}
+
+	// A script may navigate the page while it settles, which destroys the
+	// isolated world: wait for the new document and try once more.
+	for attempt := 1; ; attempt++ {
+		err = p.settleAndCapture(ctx, tab, rawURL, ld)
+		if err == nil {
+			break
+		}
+		if attempt > 1 && worldGone(err) && ctx.Err() == nil {
+			// It navigated again: a refresh or script redirect loop,
+			// which is a navigation failure like a redirect loop.
+			cause := err
+			if pe := (*pipeline.PageError)(nil); errors.As(err, &pe) {
+				cause = pe.Err
+			}
+			return ld, &pipeline.PageError{Kind: pipeline.KindNavigate, URL: rawURL, Err: fmt.Errorf("page kept navigating during capture: %w", cause)}
+		}
+		if attempt > 1 || !worldGone(err) || ctx.Err() != nil {
+			return ld, err
+		}
+		p.stage.Store("navigate")
+		err = tab.page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{
+			State:   playwright.LoadStateLoad,
+			Timeout: playwright.Float(timeoutMS(ctx)),
+		})
+		if err != nil {
+			return ld, p.fail(ctx, rawURL, "navigate", pipeline.KindNavigate, err)
+		}
+	}
+
+	p.screenshot(ctx, tab, rawURL, ld)
+
+	p.stage.Store("content")
+	start = time.Now()
+	html, err := tab.page.Content()
+	ld.Content = time.Since(start)
+	if err != nil {
+		return ld, p.fail(ctx, rawURL, "content", pipeline.KindCapture, err)
+	}
+	ld.HTML = html
+	ld.FinalURL = tab.page.URL()
+	return ld, nil
+}
+
+// navigate goes to rawURL and waits for the load event. A navigation
+// started by the previous page's scripts can interrupt it: it then tries
+// once more. It returns the main response, from Goto or, when Goto has
+// none, from the response events.
+func (p *pwPage) navigate(ctx context.Context, tab *pwTab, rawURL string) (*navResponse, error) {
+	for attempt := 1; ; attempt++ {
+		p.takeMainNav()
+		resp, err := tab.page.Goto(rawURL, playwright.PageGotoOptions{
+			WaitUntil: playwright.WaitUntilStateLoad,
+			Timeout:   playwright.Float(timeoutMS(ctx)),
+		})
+		seen := p.takeMainNav()
+		if err != nil && strings.Contains(err.Error(), "is interrupted by another navigation") && attempt < 2 && ctx.Err() == nil {
+			p.log.Debug("navigation interrupted, retrying", logURL, rawURL, logError, shortError{err})
+			continue
+		}
+		if resp != nil {
+			return &navResponse{url: resp.URL(), status: resp.Status(), statusText: resp.StatusText(), contentType: resp.Headers()["content-type"]}, err
+		}
+		return seen, err
+	}
+}
+
+// fail classifies err from stage. When ctx is done the failure is its
+// deadline or cancellation, whatever the browser said.
+func (p *pwPage) fail(ctx context.Context, rawURL, stage string, fallback pipeline.ErrorKind, err error) *pipeline.PageError {
+	pe := pageError(rawURL, stage, fallback, err)
+	if ctxErr := ctx.Err(); ctxErr != nil && pe.Kind != pipeline.KindBrowser {
+		pe.Kind = kindOf(ctxErr, pipeline.KindCanceled)
+	}
+	if pe.Kind == pipeline.KindBrowser {
+		p.markBroken(pe.Err)
+	}
+	return pe
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"actionspace/bench"
+	"actionspace/browser"
+	"actionspace/dataset"
+	"actionspace/internal/cli"
+	"actionspace/pipeline"
+)
+
+// crawlFirst crawls the URL list (or the bundled corpus) into OUT/crawl
+// and returns that directory and a label for the report.
+func crawlFirst(ctx context.Context, cfg bench.Config, o options, stdin io.Reader, stderr io.Writer, log *slog.Logger) (dir, label string, err error) {
+	pc := pipeline.DefaultConfig()
+	pc.RunID = cfg.RunID
+	pc.Workers = o.crawlers
+	pc.Timeout = o.timeout
+	pc.Expansions = cfg.Expansions
+	pc.Text = cfg.Texts[0]
+	pc.Encodings = cfg.Encodings
+	pc.Logger = log
+	if pc.Page.ViewportWidth, pc.Page.ViewportHeight, err = cli.ParseViewport(o.viewport); err != nil {
+		return "", "", cli.Usagef("--viewport: %v", err)
+	}
+	if err := pc.Validate(); err != nil {
+		return "", "", cli.UsageError{Err: err}
+	}
+	bcfg := browser.DefaultConfig()
+	bcfg.ChromiumPath, bcfg.Logger = o.chromium, log
+	if err := browser.CheckChromium(bcfg.ChromiumPath); err != nil {
+		return "", "", fmt.Errorf("%w; or give a crawl dataset", err)
+	}
+	targets, label, cleanup, err := cli.LoadTargets(o.urls, pipeline.DefaultSchemes(), stdin, log)
+	if err != nil {
+		return "", "", err
+	}
+	defer cleanup()
+	dir = filepath.Join(o.out, bench.CrawlDir)
+	if pages, _, err := dataset.Files(dir); err == nil && len(pages) > 0 {
+		return "", "", fmt.Errorf("%s already holds a crawl: sweep it again with `bench %s --out NEW-DIR`, or choose another --out", dir, dir)
+	}
+	fmt.Fprintf(stderr, "bench: crawling %d URLs with %d workers -> %s\n", len(targets), pc.Workers, dir)
+	stats, err := cli.Crawl(ctx, pc, targets, dir, browser.Opener(bcfg), stderr)
+	if err != nil {
+		return "", "", fmt.Errorf("crawl stopped after %d of %d URLs: %w", stats.OK+stats.Failed, stats.Targets, err)
+	}
+	fmt.Fprintf(stderr, "bench: crawled %d URLs: %d ok, %d failed in %s\n", stats.Targets, stats.OK, stats.Failed, stats.Elapsed.Round(time.Millisecond))
+	return dir, label, nil
+}
