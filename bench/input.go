@@ -55,19 +55,17 @@ func IsDataset(path string) bool {
 
 // pageColumns are the columns of pages.parquet the bench reads.
 type pageColumns struct {
-	PageID           string   `parquet:"page_id"`
-	URL              string   `parquet:"url"`
-	Status           string   `parquet:"status"`
-	HTML             string   `parquet:"html"`
-	HTMLBytes        *int64   `parquet:"html_bytes"`
-	HTMLTokensCL100K *int64   `parquet:"html_tokens_cl100k"`
-	HTMLTokensO200K  *int64   `parquet:"html_tokens_o200k"`
-	NavigateMS       *float64 `parquet:"navigate_ms"`
-	SettleMS         *float64 `parquet:"settle_ms"`
-	CaptureMS        *float64 `parquet:"capture_ms"`
-	ContentMS        *float64 `parquet:"content_ms"`
-	Capture          []byte   `parquet:"capture,optional"`
-	CaptureEncoding  string   `parquet:"capture_encoding"`
+	PageID string `parquet:"page_id"`
+	URL    string `parquet:"url"`
+	Status string `parquet:"status"`
+	HTML   string `parquet:"html"`
+	dataset.HTMLMetrics
+	NavigateMS      *float64 `parquet:"navigate_ms"`
+	SettleMS        *float64 `parquet:"settle_ms"`
+	CaptureMS       *float64 `parquet:"capture_ms"`
+	ContentMS       *float64 `parquet:"content_ms"`
+	Capture         []byte   `parquet:"capture,optional"`
+	CaptureEncoding string   `parquet:"capture_encoding"`
 }
 
 // renderable reports whether the page has a capture the bench can decode.
