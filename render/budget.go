@@ -219,19 +219,10 @@ func (f *fitter) fit(budget int64) (BudgetSpace, error) {
 	if f.exps == nil {
 		f.exps = f.t.Expansions(f.opts.Text)
 	}
-	// exps[lo] fits, exps[hi] (or past the end) does not.
-	lo, hi := 0, len(f.exps)
-	for hi-lo > 1 {
-		mid := int(uint(lo+hi) >> 1)
-		ok, err := fits(f.exps[mid])
-		if err != nil {
-			return BudgetSpace{}, err
-		}
-		if ok {
-			lo = mid
-		} else {
-			hi = mid
-		}
+	// exps[0] fits; past the end stands for "does not".
+	lo, _, err := boundary(0, len(f.exps), true, func(k int) (bool, error) { return fits(f.exps[k]) })
+	if err != nil {
+		return BudgetSpace{}, err
 	}
 	// The same nodes stay in the window up to the pixel before the next
 	// one enters (past the last, until the window covers the document);
@@ -371,19 +362,10 @@ func (f *fitter) fitViewport(budget int64) (BudgetSpace, error) {
 			Space:      Space{Counts: map[byte]int{}},
 			DroppedIDs: len(f.idOrder), DroppedLines: len(f.vp.Items)}, nil
 	}
-	// State 0 (the whole viewport) does not fit; state hi does.
-	lo, hi := 0, last
-	for hi-lo > 1 {
-		mid := int(uint(lo+hi) >> 1)
-		ok, err := fits(mid)
-		if err != nil {
-			return BudgetSpace{}, err
-		}
-		if ok {
-			hi = mid
-		} else {
-			lo = mid
-		}
+	// State 0 (the whole viewport) does not fit; the last state does.
+	_, hi, err := boundary(0, last, false, fits)
+	if err != nil {
+		return BudgetSpace{}, err
 	}
 	l := f.loss(hi)
 	text, cuts := f.lossText(l)
@@ -401,4 +383,27 @@ func (f *fitter) fitViewport(budget int64) (BudgetSpace, error) {
 		}
 	}
 	return out, nil
+}
+
+// boundary is the binary search of budget fitting: given lo < hi, where
+// the probe gives loFits at lo and the opposite at hi (hi itself is never
+// probed, so it may stand for "past the end"), it narrows them to
+// neighbours with the same property and returns them. Probes are made in
+// a fixed order that depends only on the answers, so a larger budget,
+// whose answers differ only from "no" to "yes", ends on the side of more
+// kept.
+func boundary(lo, hi int, loFits bool, fits func(int) (bool, error)) (int, int, error) {
+	for hi-lo > 1 {
+		mid := int(uint(lo+hi) >> 1)
+		ok, err := fits(mid)
+		if err != nil {
+			return 0, 0, err
+		}
+		if ok == loFits {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo, hi, nil
 }

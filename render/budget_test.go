@@ -128,6 +128,34 @@ func TestFitBudgets_Corpus(t *testing.T) {
 	}
 }
 
+// TestFitBudgets_TextPolicies fits the corpus with all and with no context
+// text: every result fits, and a window reached is the unbudgeted
+// rendering under the same policy.
+func TestFitBudgets_TextPolicies(t *testing.T) {
+	c := mustCounter(t)
+	for _, pg := range corpusPages(t) {
+		for _, text := range []dom.TextPolicy{dom.TextAll, dom.TextNone} {
+			sps, err := FitBudgets(pg.tree, c, testBudgets, BudgetOptions{Encoding: metrics.CL100K, Text: text})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, sp := range sps {
+				name := fmt.Sprintf("%s text=%s budget %d (%s, E=%d)", pg.name, text, sp.Budget, sp.Stage, sp.Expansion)
+				if got := count(t, c, sp.Encoding, sp.Perception); got != sp.Tokens || got > sp.Budget {
+					t.Errorf("%s: recount %d tokens, result says %d", name, got, sp.Tokens)
+				}
+				want := Fast(pg.tree.Select(dom.Options{Expansion: sp.Expansion, Text: text})).Perception
+				if (sp.Stage == StageGrow || sp.Stage == StageWholePage) && sp.Perception != want {
+					t.Errorf("%s: not the unbudgeted rendering under the same policy", name)
+				}
+				if text == dom.TextNone && sp.Stage == StageDropText {
+					t.Errorf("%s: context text dropped under text=none", name)
+				}
+			}
+		}
+	}
+}
+
 // elementLine is an action line: ID[:]<tag attrs>text</tag>.
 var elementLine = regexp.MustCompile(`^([A-Z][0-9]+)\[:\]<([a-z][a-z0-9-]*)(?: [^>]*)?>.*</([a-z][a-z0-9-]*)>$`)
 

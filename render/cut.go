@@ -62,19 +62,15 @@ func CutFromEnd(c *metrics.Counter, enc metrics.Encoding, text string, budget in
 	if n <= budget {
 		return Cut{Text: text, Lines: total, TotalLines: total, Tokens: n}, nil
 	}
-	// lo lines fit (with loTokens), hi lines do not.
-	lo, hi, loTokens := 0, total, int64(0)
-	for hi-lo > 1 {
-		mid := int(uint(lo+hi) >> 1)
-		n, err := count(mid)
-		if err != nil {
-			return Cut{}, err
-		}
-		if n <= budget {
-			lo, loTokens = mid, n
-		} else {
-			hi = mid
-		}
+	// No lines fit (0 tokens); all of them do not.
+	tokens := map[int]int64{0: 0}
+	lo, _, err := boundary(0, total, true, func(k int) (bool, error) {
+		n, err := count(k)
+		tokens[k] = n
+		return n <= budget, err
+	})
+	if err != nil {
+		return Cut{}, err
 	}
-	return Cut{Text: prefix(lo), Lines: lo, TotalLines: total, Tokens: loTokens}, nil
+	return Cut{Text: prefix(lo), Lines: lo, TotalLines: total, Tokens: tokens[lo]}, nil
 }
