@@ -207,13 +207,17 @@ func (f *fitter) fit(budget int64) (BudgetSpace, error) {
 		n, err := f.grownTokens(e)
 		return n <= budget, err
 	}
-	if ok, err := fits(dom.WholePage); err != nil || ok {
-		return f.grownSpace(budget, dom.WholePage, StageWholePage), err
+	ok, err := fits(dom.WholePage)
+	if err != nil {
+		return BudgetSpace{}, err
 	}
-	if ok, err := fits(0); err != nil || !ok {
-		if err != nil {
-			return BudgetSpace{}, err
-		}
+	if ok {
+		return f.grownSpace(budget, dom.WholePage, StageWholePage), nil
+	}
+	if ok, err = fits(0); err != nil {
+		return BudgetSpace{}, err
+	}
+	if !ok {
 		return f.fitViewport(budget)
 	}
 	if f.exps == nil {
