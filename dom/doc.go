@@ -16,6 +16,10 @@
 //     labels, modal dialogs and the text policy, and assigns IDs (B1, I1,
 //     L1 …) in document order with one counter per letter.
 //
+// A view changes only where a node enters the window:
+// [Tree.EntryExpansion] and [Tree.Expansions] list those expansions, so a
+// search over windows (a token budget) renders only views that differ.
+//
 // Everything after the capture is pure and deterministic: the same capture
 // and options always give the same view, so a stored capture can be
 // re-rendered years later, byte for byte.

@@ -57,22 +57,59 @@ type Space struct {
 
 // Fast renders a view as the fast-mode action space.
 func Fast(v *dom.View) Space {
-	t := v.Tree
-	nodes := t.Capture.Nodes
 	var b strings.Builder
-	sp := Space{Counts: v.Counts, Actions: make([]Action, 0, v.Actions())}
-	for _, it := range v.Items {
+	writeLines(&b, v, nil, defaultCaps)
+	return space(v, nil, b.String())
+}
+
+// caps are the lengths lines cut element texts and attribute values to.
+type caps struct{ text, attr int }
+
+// defaultCaps are the unbudgeted rendering's caps.
+var defaultCaps = caps{text: MaxText, attr: MaxAttrValue}
+
+// writeLines writes the lines of the view's items that show (all when show
+// is nil), in document order, with element texts and attribute values cut
+// to c. It returns how many texts and values came out shorter than under
+// defaultCaps.
+func writeLines(b *strings.Builder, v *dom.View, show []bool, c caps) (cuts int) {
+	nodes := v.Tree.Capture.Nodes
+	for k, it := range v.Items {
+		if show != nil && !show[k] {
+			continue
+		}
 		if !it.IsAction() {
 			b.WriteString("_[:]")
 			b.WriteString(truncate(it.Text, MaxText))
 			b.WriteByte('\n')
 			continue
 		}
-		nd := &nodes[it.Node]
 		b.WriteString(it.ID)
 		b.WriteString("[:]")
-		writeElement(&b, nd, it.Text)
+		cuts += writeElement(b, &nodes[it.Node], it.Text, c)
 		b.WriteByte('\n')
+	}
+	return cuts
+}
+
+// space assembles a Space from its action-space text: the perception
+// wrapper, the structured actions and the per-letter counts of the items
+// that show (all when show is nil).
+func space(v *dom.View, show []bool, text string) Space {
+	t := v.Tree
+	nodes := t.Capture.Nodes
+	sp := Space{ActionSpace: text, Perception: perception(v, text), Counts: v.Counts, Actions: make([]Action, 0, v.Actions())}
+	if show != nil {
+		sp.Counts = make(map[byte]int, len(dom.Letters))
+	}
+	for k, it := range v.Items {
+		if !it.IsAction() || (show != nil && !show[k]) {
+			continue
+		}
+		nd := &nodes[it.Node]
+		if show != nil {
+			sp.Counts[it.ID[0]]++
+		}
 		sp.Actions = append(sp.Actions, Action{
 			ID:      it.ID,
 			Role:    it.Role,
@@ -83,13 +120,13 @@ func Fast(v *dom.View) Space {
 			Rect:    nd.Rect,
 		})
 	}
-	sp.ActionSpace = b.String()
-	sp.Perception = perception(v, sp.ActionSpace)
 	return sp
 }
 
-// writeElement writes `<tag attrs>text</tag>`.
-func writeElement(b *strings.Builder, nd *dom.Node, text string) {
+// writeElement writes `<tag attrs>text</tag>` with the text and attribute
+// values cut to c, and returns how many of them came out shorter than
+// under defaultCaps.
+func writeElement(b *strings.Builder, nd *dom.Node, text string, c caps) (cuts int) {
 	b.WriteByte('<')
 	b.WriteString(nd.Tag)
 	for _, name := range keptAttrs {
@@ -103,18 +140,39 @@ func writeElement(b *strings.Builder, nd *dom.Node, text string) {
 			continue
 		}
 		b.WriteString(`="`)
-		b.WriteString(strings.ReplaceAll(truncate(val, MaxAttrValue), `"`, "&quot;"))
+		b.WriteString(strings.ReplaceAll(cut(val, c.attr, MaxAttrValue, &cuts), `"`, "&quot;"))
 		b.WriteByte('"')
 	}
 	b.WriteByte('>')
 	if nd.Tag == "select" {
-		b.WriteString(selectText(nd)) // capped on its own, keeping the count
+		list := selectText(nd) // capped on its own, keeping the count
+		if c.text < MaxText {
+			if short := selectTextCut(nd, c.text); len(short) < len(list) {
+				list = short
+				cuts++
+			}
+		}
+		b.WriteString(list)
 	} else {
-		b.WriteString(truncate(text, MaxText))
+		b.WriteString(cut(text, c.text, MaxText, &cuts))
 	}
 	b.WriteString("</")
 	b.WriteString(nd.Tag)
 	b.WriteByte('>')
+	return cuts
+}
+
+// cut truncates s to max characters when that shortens it below what
+// truncating to the default cap gives, and counts it in cuts then.
+func cut(s string, max, def int, cuts *int) string {
+	out := truncate(s, def)
+	if max < def {
+		if short := truncate(s, max); len(short) < len(out) {
+			*cuts++
+			return short
+		}
+	}
+	return out
 }
 
 // attrValue returns what a line shows for one kept attribute: the live
@@ -153,7 +211,10 @@ func attrValue(nd *dom.Node, name string) (string, bool) {
 
 // selectText lists a select box's options: the first MaxOptions, cut to
 // MaxText characters, then the option count when not all of them show.
-func selectText(nd *dom.Node) string {
+func selectText(nd *dom.Node) string { return selectTextCut(nd, MaxText) }
+
+// selectTextCut is selectText with the list cut to max characters.
+func selectTextCut(nd *dom.Node, max int) string {
 	var b strings.Builder
 	for i, o := range nd.Options {
 		if i == MaxOptions {
@@ -165,7 +226,7 @@ func selectText(nd *dom.Node) string {
 		b.WriteString(o)
 	}
 	whole := truncate(b.String(), math.MaxInt32) // whitespace collapsed
-	list := truncate(whole, MaxText)
+	list := truncate(whole, max)
 	if nd.OptionCount > MaxOptions || list != whole {
 		list += " | … (" + strconv.Itoa(nd.OptionCount) + " options)"
 	}
