@@ -221,19 +221,24 @@ func newGrid(nodes []dom.Node) *grid {
 		if nd.Kind != dom.ElementNode || nd.Rect[2] <= 0 || nd.Rect[3] <= 0 {
 			continue
 		}
-		x0, y0, x1, y1 := cellSpan(nd.Rect)
-		if (x1-x0+1)*(y1-y0+1) > 4096 {
-			// A huge box (a page-wide wrapper): one cell is enough to
-			// find it from its corner; it can only match a huge node.
-			x1, y1 = x0, y0
-		}
-		for x := x0; x <= x1; x++ {
-			for y := y0; y <= y1; y++ {
-				g.cells[[2]int{x, y}] = append(g.cells[[2]int{x, y}], i)
-			}
-		}
+		g.add(i, nd.Rect)
 	}
 	return g
+}
+
+// add indexes item i by the cells its box r covers.
+func (g *grid) add(i int, r dom.Rect) {
+	x0, y0, x1, y1 := cellSpan(r)
+	if (x1-x0+1)*(y1-y0+1) > 4096 {
+		// A huge box (a page-wide wrapper): one cell is enough to find it
+		// from its corner; it can only match a huge node.
+		x1, y1 = x0, y0
+	}
+	for x := x0; x <= x1; x++ {
+		for y := y0; y <= y1; y++ {
+			g.cells[[2]int{x, y}] = append(g.cells[[2]int{x, y}], i)
+		}
+	}
 }
 
 func cellSpan(r dom.Rect) (x0, y0, x1, y1 int) {
@@ -261,5 +266,53 @@ func (g *grid) near(r dom.Rect) []int {
 		}
 	}
 	sort.Ints(out)
+	return out
+}
+
+// Candidate is a handle of another format (an AI snapshot ref …), placed
+// in the page: what [Oracle.Tie] compares with the elements.
+type Candidate struct {
+	Box  dom.Rect
+	Role string
+	// Depth is how many frames deep it is (0 in the main frame).
+	Depth int
+}
+
+// Tie picks, for every element, the candidate that stands for it: at the
+// same frame depth, with a box overlapping the element's by at least
+// MinOverlap (intersection over union), one whose role is the element's
+// first, then the largest overlap, then the earliest. It returns the
+// candidate index per element, -1 for none. Several elements may pick the
+// same candidate.
+func (o *Oracle) Tie(cands []Candidate) []int {
+	out := make([]int, len(o.Elements))
+	// Index the candidates like the capture's elements.
+	g := &grid{cells: map[[2]int][]int{}}
+	for i, c := range cands {
+		if c.Box[2] <= 0 || c.Box[3] <= 0 {
+			continue
+		}
+		g.add(i, c.Box)
+	}
+	for k := range o.Elements {
+		e := &o.Elements[k]
+		best, bestRole, bestIoU := -1, false, 0.0
+		for _, i := range g.near(e.Box) {
+			c := &cands[i]
+			if c.Depth != e.Depth {
+				continue
+			}
+			iou := IoU(c.Box, e.Box)
+			if iou < MinOverlap {
+				continue
+			}
+			role := c.Role == e.Role
+			if best >= 0 && (bestRole && !role || role == bestRole && iou <= bestIoU+1e-9) {
+				continue
+			}
+			best, bestRole, bestIoU = i, role, iou
+		}
+		out[k] = best
+	}
 	return out
 }

@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -210,5 +211,26 @@ func TestOracle_View(t *testing.T) {
 	}
 	if _, ok := (Score{}).Recall(); ok {
 		t.Errorf("recall of an empty window is defined")
+	}
+}
+
+func TestOracle_Tie(t *testing.T) {
+	rec := &axtree.Record{Version: axtree.Version, Frames: []axtree.Frame{{Parent: -1, Owner: -1}, {Parent: 0, Owner: -1}}, Nodes: []axtree.Node{
+		{Parent: -1, Role: "RootWebArea", Capture: -1},
+		{Parent: 0, Role: "button", Box: box(0, 0, 100, 20), Capture: -1},
+		{Parent: 0, Role: "link", Box: box(0, 100, 100, 20), Capture: -1},
+		{Parent: 0, Role: "button", Box: box(0, 200, 100, 20), Frame: 1, Capture: -1},
+		{Parent: 0, Role: "button", Box: box(0, 300, 100, 20), Capture: -1},
+	}}
+	o := New(rec, nil)
+	cands := []Candidate{
+		{Box: dom.Rect{0, 0, 100, 20}, Role: "generic"},            // 0: same box, other role
+		{Box: dom.Rect{0, 0, 100, 18}, Role: "button"},             // 1: the role wins over a better box
+		{Box: dom.Rect{0, 100, 100, 20}, Role: "link", Depth: 1},   // 2: another frame depth
+		{Box: dom.Rect{0, 200, 100, 20}, Role: "button", Depth: 1}, // 3
+		{Box: dom.Rect{0, 300, 100, 41}, Role: "button"},           // 4: overlap below MinOverlap
+	}
+	if got, want := fmt.Sprint(o.Tie(cands)), "[1 -1 3 -1]"; got != want {
+		t.Errorf("Tie = %s, want %s", got, want)
 	}
 }
