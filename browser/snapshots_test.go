@@ -3,6 +3,8 @@ package browser
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"os"
 	"slices"
@@ -249,6 +251,75 @@ func TestTakeAXTree_Frames(t *testing.T) {
 	}
 	if m := rec.Match; m.Mismatched != 0 || m.Resolved == 0 || m.Resolved != m.Elements {
 		t.Errorf("match %+v: want every captured element resolved", m)
+	}
+
+	// A capture of the cross-site frame, in a world of its own process,
+	// stored from index base on: its buttons, and the one in the frame
+	// nested in it, are tied to that capture's elements.
+	var site string
+	for _, f := range rec.Frames {
+		if strings.HasSuffix(f.URL, "/fidelity/frame/site.html") {
+			site = f.ID
+		}
+	}
+	in := l.input(t)
+	s, err := in.FrameSession(site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Send("Page.createIsolatedWorld", map[string]any{"frameId": site, "worldName": "actionspace-test", "grantUniveralAccess": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	world, _ := dig(res, "executionContextId").(float64)
+	res, err = s.Send("Runtime.evaluate", map[string]any{"expression": "(" + dom.Script() + "\n)({})", "contextId": world, "returnByValue": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	record, _ := dig(res, "result", "value").(string)
+	fc, err := dom.Parse([]byte(record))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const base = 1000
+	in.Worlds = append(in.Worlds, CaptureWorld{Session: s, FrameID: site, Context: world, Base: base})
+	rec, err = TakeAXTree(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tied := map[string]string{}
+	for _, n := range rec.Nodes {
+		if n.Role == "button" && n.Capture >= base {
+			c := fc.Nodes[n.Capture-base]
+			tied[n.Name] = c.Tag
+		}
+	}
+	if got, want := fmt.Sprint(tied), "map[Cross-site button:button Nested:button]"; got != want {
+		t.Errorf("buttons tied to the frame's capture: %s, want %s", got, want)
+	}
+	if m := rec.Match; m.Mismatched != 0 || m.Resolved != m.Elements {
+		t.Errorf("match with two worlds %+v: want every captured element resolved", m)
+	}
+}
+
+// TestTakeAXTree_TooLarge: a page with more DOM nodes than MaxNodes gets
+// no tree.
+func TestTakeAXTree_TooLarge(t *testing.T) {
+	b := newTestBrowser(t)
+	srv, err := corpora.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	l := b.load(t, srv.URL+"/gen/table?rows=100")
+	in := l.input(t)
+	in.MaxNodes = 500
+	if _, err := TakeAXTree(context.Background(), in); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("TakeAXTree of a 100-row table with MaxNodes 500: %v, want ErrTooLarge", err)
+	}
+	in.MaxNodes = 0
+	if _, err := TakeAXTree(context.Background(), in); err != nil {
+		t.Errorf("with the default limit: %v", err)
 	}
 }
 
