@@ -143,23 +143,31 @@ func (o *Oracle) match(tree *dom.Tree) {
 	}
 }
 
-// geometry picks the capture element in e's frame depth whose box best
-// overlaps e's: an element whose role agrees first, then the largest
-// intersection over union, then the later (inner) element. -1 when none
-// reaches MinOverlap.
+// geometry picks the capture element for e (see closest), comparing
+// the capture's roles (dom's table) with Chromium's.
 func (o *Oracle) geometry(tree *dom.Tree, g *grid, e *Element) int {
 	nodes := tree.Capture.Nodes
+	return closest(e, g, func(i int) (dom.Rect, int, bool) {
+		return nodes[i].Rect, nodes[i].Frame, sameRole(tree.Role(i), e.Role)
+	})
+}
+
+// closest returns, among the items g holds near e's box, the one in e's
+// frame depth whose box overlaps e's best: an item whose role agrees
+// first, then the largest intersection over union, then the later item
+// (the inner one, in document order); -1 when none reaches MinOverlap.
+// item(i) gives an item's box, frame depth and whether its role agrees.
+func closest(e *Element, g *grid, item func(i int) (box dom.Rect, depth int, role bool)) int {
 	best, bestRole, bestIoU := -1, false, 0.0
 	for _, i := range g.near(e.Box) {
-		nd := &nodes[i]
-		if nd.Frame != e.Depth {
+		box, depth, role := item(i)
+		if depth != e.Depth {
 			continue
 		}
-		iou := IoU(nd.Rect, e.Box)
+		iou := IoU(box, e.Box)
 		if iou < MinOverlap {
 			continue
 		}
-		role := sameRole(tree.Role(i), e.Role)
 		switch {
 		case best < 0, role && !bestRole:
 		case role != bestRole:
@@ -278,41 +286,26 @@ type Candidate struct {
 	Depth int
 }
 
-// Tie picks, for every element, the candidate that stands for it: at the
+// Tie picks, for every element, the candidate that stands for it, the
+// way geometry matching picks a capture element (see closest): at the
 // same frame depth, with a box overlapping the element's by at least
 // MinOverlap (intersection over union), one whose role is the element's
-// first, then the largest overlap, then the earliest. It returns the
+// first, then the largest overlap, then the later. It returns the
 // candidate index per element, -1 for none. Several elements may pick the
 // same candidate.
 func (o *Oracle) Tie(cands []Candidate) []int {
 	out := make([]int, len(o.Elements))
-	// Index the candidates like the capture's elements.
 	g := &grid{cells: map[[2]int][]int{}}
 	for i, c := range cands {
-		if c.Box[2] <= 0 || c.Box[3] <= 0 {
-			continue
+		if c.Box[2] > 0 && c.Box[3] > 0 {
+			g.add(i, c.Box)
 		}
-		g.add(i, c.Box)
 	}
 	for k := range o.Elements {
 		e := &o.Elements[k]
-		best, bestRole, bestIoU := -1, false, 0.0
-		for _, i := range g.near(e.Box) {
-			c := &cands[i]
-			if c.Depth != e.Depth {
-				continue
-			}
-			iou := IoU(c.Box, e.Box)
-			if iou < MinOverlap {
-				continue
-			}
-			role := c.Role == e.Role
-			if best >= 0 && (bestRole && !role || role == bestRole && iou <= bestIoU+1e-9) {
-				continue
-			}
-			best, bestRole, bestIoU = i, role, iou
-		}
-		out[k] = best
+		out[k] = closest(e, g, func(i int) (dom.Rect, int, bool) {
+			return cands[i].Box, cands[i].Depth, cands[i].Role == e.Role
+		})
 	}
 	return out
 }

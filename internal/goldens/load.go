@@ -97,33 +97,35 @@ func (t *tab) load(ctx context.Context, url string) (*state, error) {
 		return nil, err
 	}
 	time.Sleep(settleTime)
-	res, err := t.cdp.Send("Page.getFrameTree", map[string]any{})
-	if err != nil {
+	var tree struct {
+		FrameTree struct{ Frame struct{ ID string } }
+	}
+	if err := t.send("Page.getFrameTree", map[string]any{}, &tree); err != nil {
 		return nil, err
 	}
-	frameID, _ := field(res, "frameTree", "frame", "id").(string)
-	res, err = t.cdp.Send("Page.createIsolatedWorld", map[string]any{"frameId": frameID, "worldName": "actionspace", "grantUniveralAccess": true})
-	if err != nil {
+	frameID := tree.FrameTree.Frame.ID
+	var world struct{ ExecutionContextID float64 }
+	if err := t.send("Page.createIsolatedWorld", map[string]any{"frameId": frameID, "worldName": "actionspace", "grantUniveralAccess": true}, &world); err != nil {
 		return nil, err
 	}
-	world, _ := field(res, "executionContextId").(float64)
 	arg, err := json.Marshal(dom.DefaultScriptOptions())
 	if err != nil {
 		return nil, err
 	}
 	st := &state{}
 	start := time.Now()
-	res, err = t.cdp.Send("Runtime.evaluate", map[string]any{
+	var res struct{ Result struct{ Value string } }
+	err = t.send("Runtime.evaluate", map[string]any{
 		"expression":    "(" + dom.Script() + "\n)(" + string(arg) + ")",
-		"contextId":     world,
+		"contextId":     world.ExecutionContextID,
 		"returnByValue": true,
-	})
+	}, &res)
 	st.captureTime = time.Since(start)
 	if err != nil {
 		return nil, err
 	}
-	record, ok := field(res, "result", "value").(string)
-	if !ok {
+	record := res.Result.Value
+	if record == "" {
 		return nil, errors.New("the capture script returned no record")
 	}
 	if st.capture, err = dom.Parse([]byte(record)); err != nil {
@@ -136,7 +138,7 @@ func (t *tab) load(ctx context.Context, url string) (*state, error) {
 	defer detach()
 	in := browser.AXTreeInput{
 		Session:      t.cdp,
-		Worlds:       []browser.CaptureWorld{{Session: t.cdp, FrameID: frameID, Context: world}},
+		Worlds:       []browser.CaptureWorld{{Session: t.cdp, FrameID: frameID, Context: world.ExecutionContextID}},
 		FrameSession: sessions,
 	}
 	if st.extras, err = browser.TakeExtras(ctx, t.page, in, true, true, 30*time.Second); err != nil {
@@ -151,14 +153,18 @@ func (t *tab) load(ctx context.Context, url string) (*state, error) {
 	return st, nil
 }
 
-// field walks nested JSON objects by key; nil when a step is missing.
-func field(v any, keys ...string) any {
-	for _, k := range keys {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		v = m[k]
+// send calls a CDP method and decodes its result into out.
+func (t *tab) send(method string, params map[string]any, out any) error {
+	res, err := t.cdp.Send(method, params)
+	if err != nil {
+		return fmt.Errorf("%s: %w", method, err)
 	}
-	return v
+	data, err := json.Marshal(res)
+	if err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	return nil
 }
