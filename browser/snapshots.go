@@ -35,10 +35,14 @@ type CaptureWorld struct {
 	FrameID string
 	// Context is the execution context id of the isolated world.
 	Context float64
-	// Base is the index, in the stored (stitched) capture, of this
-	// capture's first node: 0 for the page's own capture; for a
-	// cross-origin frame's, one past its iframe node.
-	Base int
+	// Base is the index, in the stored capture, of this capture's first
+	// node: 0 for the page's own capture when nothing was stitched into
+	// it; for a cross-origin frame's capture stitched in whole, one past
+	// its iframe node. Index, when not nil, overrides it: Index[i] is the
+	// stored index of this capture's node i (stitching a frame into a
+	// capture moves the nodes after its iframe).
+	Base  int
+	Index []int
 }
 
 // AXTreeInput is what [TakeAXTree] needs.
@@ -492,14 +496,14 @@ func (b *axBuilder) matchWorlds(ctx context.Context) error {
 			return fmt.Errorf("accessibility tree: match the capture: %w", err)
 		}
 		b.rec.Match.Method = "ordinal"
-		b.applyIdentity(pi, di, w.Base, &id)
+		b.applyIdentity(pi, di, w, &id)
 	}
 	return nil
 }
 
-// applyIdentity maps the capture elements of id, whose world's document is
-// document di of process pi, to backend ids.
-func (b *axBuilder) applyIdentity(pi, di, base int, id *identity) {
+// applyIdentity maps the capture elements of id, whose world w's document
+// is document di of process pi, to backend ids.
+func (b *axBuilder) applyIdentity(pi, di int, w CaptureWorld, id *identity) {
 	p := b.procs[pi]
 	// The snapshot's documents by their key: the path of frame-element
 	// ordinals from di.
@@ -552,8 +556,15 @@ func (b *axBuilder) applyIdentity(pi, di, base int, id *identity) {
 			b.rec.Match.Mismatched++
 			continue
 		}
+		stored := w.Base + i
+		if w.Index != nil {
+			if i >= len(w.Index) {
+				continue
+			}
+			stored = w.Index[i]
+		}
 		b.rec.Match.Resolved++
-		b.capture[nodeKey{pi, d.backend[node]}] = base + i
+		b.capture[nodeKey{pi, d.backend[node]}] = stored
 	}
 }
 

@@ -300,6 +300,25 @@ func TestTakeAXTree_Frames(t *testing.T) {
 	if m := rec.Match; m.Mismatched != 0 || m.Resolved != m.Elements {
 		t.Errorf("match with two worlds %+v: want every captured element resolved", m)
 	}
+	// The same through an explicit index: the frame's nodes stored from
+	// 2000 on, backwards.
+	index := make([]int, len(fc.Nodes))
+	for i := range index {
+		index[i] = 2000 + len(fc.Nodes) - 1 - i
+	}
+	in.Worlds[1].Index = index
+	if rec, err = TakeAXTree(context.Background(), in); err != nil {
+		t.Fatal(err)
+	}
+	tied = map[string]string{}
+	for _, n := range rec.Nodes {
+		if n.Role == "button" && n.Capture >= 2000 {
+			tied[n.Name] = fc.Nodes[len(fc.Nodes)-1-(n.Capture-2000)].Tag
+		}
+	}
+	if got, want := fmt.Sprint(tied), "map[Cross-site button:button Nested:button]"; got != want {
+		t.Errorf("buttons tied through an index: %s, want %s", got, want)
+	}
 }
 
 // TestTakeAXTree_TooLarge: a page with more DOM nodes than MaxNodes gets
