@@ -22,6 +22,12 @@ func Script() string { return captureJS }
 // [Node.CrossOrigin]. The browser adapter reads it to find each frame.
 const FramesGlobal = "__actionspaceFrames"
 
+// NodesGlobal is the global variable, in the world the capture script ran
+// in, that holds the DOM node of every record entry: element i of the
+// array is the node of [Capture.Nodes][i]. The browser adapter reads it to
+// tie the accessibility tree's DOM nodes to the capture's elements.
+const NodesGlobal = "__actionspaceNodes"
+
 // CaptureVersion is the version of the capture record format that [Script]
 // produces and [Parse] reads.
 const CaptureVersion = 1

@@ -45,6 +45,10 @@
   // here. The list stays in this world's global for the caller, which
   // captures those frames through their own execution contexts.
   const fxEls = [];
+  // the DOM node of each record entry, by index: left in this world's
+  // global for the caller, which ties other records of the same page
+  // state (the accessibility tree) to the capture's elements.
+  const domNodes = [];
   let truncated = false;
   let elements = 0, texts = 0;
 
@@ -135,6 +139,7 @@
         }
         texts++;
         nodes.push(n);
+        domNodes.push(node);
         continue;
       }
       if (node.nodeType !== 1 || SKIP.has(node.nodeName)) continue;
@@ -266,6 +271,7 @@
         if (cx >= 0 && cy >= 0 && cx < fvw && cy < fvh) occlusion.push([hits, el, n, cx, cy, index]);
       }
       nodes.push(n);
+      domNodes.push(el);
 
       // what clips the children: this element's box when its overflow is
       // not visible (the root and body scroll the page instead). Only
@@ -329,6 +335,7 @@
 
   walk(document, -1, 0, sx, sy, vw, vh, NOCLIP, 0);
   globalThis.__actionspaceFrames = fxEls;
+  globalThis.__actionspaceNodes = domNodes;
 
   // Occlusion. Hit testing costs time in proportion to the whole page, so
   // it is skipped where it cannot find anything else: when no recorded box

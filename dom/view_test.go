@@ -240,3 +240,76 @@ func TestParse_Malformed(t *testing.T) {
 		t.Errorf("Decode(valid) = %v", err)
 	}
 }
+
+// TestView_Why: on every stored corpus capture, at every golden expansion,
+// Why says Included exactly for the elements that got an ID, and gives
+// every other element a reason from the rules.
+func TestView_Why(t *testing.T) {
+	for name, data := range storedCaptures(t) {
+		c, err := Parse(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree := NewTree(c)
+		for _, e := range []int{0, 500, WholePage} {
+			v := tree.Select(Options{Expansion: e})
+			ids := map[int]bool{}
+			for _, it := range v.Items {
+				if it.IsAction() {
+					ids[it.Node] = true
+				}
+			}
+			seen := map[Exclusion]int{}
+			for i, why := range v.Why() {
+				seen[why]++
+				if got, want := why == Included, ids[i]; got != want {
+					t.Errorf("%s E=%d: node %d (%s): Why %q, has an ID %v", name, e, i, c.Nodes[i].Tag, why, want)
+				}
+				if why == ModalBackdrop && !v.Modal {
+					t.Errorf("%s E=%d: node %d: modal backdrop without a modal", name, e, i)
+				}
+			}
+			if seen[NotInteractive] == 0 || seen[NotElement] == 0 {
+				t.Errorf("%s E=%d: reasons %v: want elements without signals and text nodes", name, e, seen)
+			}
+		}
+	}
+}
+
+func TestView_Why_Rules(t *testing.T) {
+	b := newBuilder()
+	body := b.el(0, "body", 0, nil)
+	plain := b.el(body, "div", 10, nil)
+	off := b.el(body, "button", 2000, tag)
+	dis := b.el(body, "button", 30, tag)
+	b.c.Nodes[dis].Disabled = "disabled"
+	hid := b.el(body, "button", 50, tag)
+	b.c.Nodes[hid].Visible = false
+	occ := b.el(body, "button", 70, tag)
+	zero := 0
+	b.c.Nodes[occ].Topmost = &zero
+	card := b.el(body, "div", 90, []string{"cursor"})
+	inner := b.el(card, "span", 90, []string{"tabindex"})
+	link := b.el(card, "a", 95, tag, "href", "/x")
+	ctl := b.el(body, "input", 120, tag)
+	lab := b.el(body, "label", 140, []string{"label"})
+	b.c.Nodes[lab].LabelFor = ctl
+	v := b.tree(t).Select(Options{Expansion: 0})
+	why := v.Why()
+	want := map[int]Exclusion{plain: NotInteractive, off: OutsideWindow, dis: Disabled, hid: Hidden, occ: Occluded,
+		card: Included, inner: Nested, link: Included, ctl: Included, lab: LabelOfControl}
+	for i, w := range want {
+		if why[i] != w {
+			t.Errorf("node %d (%s): Why %q, want %q", i, b.c.Nodes[i].Tag, why[i], w)
+		}
+	}
+	mb := newBuilder()
+	mbody := mb.el(0, "body", 0, nil)
+	behind := mb.el(mbody, "button", 10, tag)
+	dlg := mb.el(mbody, "dialog", 100, nil)
+	mb.c.Nodes[dlg].Modal = 1
+	mb.el(dlg, "button", 110, tag)
+	if got := mb.tree(t).Select(Options{}).Why()[behind]; got != ModalBackdrop {
+		t.Errorf("button behind a modal: Why %q, want %q", got, ModalBackdrop)
+	}
+}

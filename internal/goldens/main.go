@@ -1,93 +1,208 @@
 // Command goldens re-captures the bundled corpus with real Chromium into
-// render/testdata/<page>/capture.json.gz, the inputs of the renderer's
-// golden-file tests. Run it through `make goldens`, which then rewrites
-// the golden renderings; review the diff before committing.
+// render/testdata/<page>/, the inputs of the renderers' golden-file tests
+// and of the oracle's tests. Run it through `make goldens`, which then
+// rewrites the golden renderings; review the diff before committing.
 //
-// The captures are normalized so that regenerating them does not churn:
-// the page URL's origin becomes http://corpus.test and the capture time a
-// fixed instant.
+// Per page it loads the URL, lets it settle, runs the capture script in an
+// isolated world and, on the same page state right after it, takes the
+// accessibility tree and the AI snapshot (package browser) and the HTML.
+// It writes, gzip-compressed:
+//
+//	capture.json.gz     the capture record (dom.Capture)
+//	axtree.json.gz      the accessibility tree (axtree.Record)
+//	aisnapshot.json.gz  Playwright's AI snapshot (axtree.Snapshot)
+//	page.html.gz        the serialized DOM
+//
+// The records are normalized so that regenerating them churns little: the
+// corpus origin becomes http://corpus.test, the capture time a fixed
+// instant, frame ids F0, F1 … and backend node ids 1, 2 … in record order
+// (the browser's own ids depend on what the process loaded before).
+//
+// With -runs N it loads every page N times and prints the median cost of
+// each stage per page (the files come from the first run).
 package main
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
-	"net/url"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
-	"actionspace/browser"
 	"actionspace/corpora"
-	"actionspace/dom"
-	"actionspace/pipeline"
 )
 
 // fixedTime is the capture time written into every golden capture.
 var fixedTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
+// corpusOrigin replaces the loopback server's origin in stored records.
+const corpusOrigin = "http://corpus.test"
+
 func main() {
+	runs := flag.Int("runs", 1, "load every page this many times and print the median cost of each stage")
+	only := flag.String("page", "", "capture only this page (its name, e.g. widgets)")
+	flag.Parse()
 	dir := "render/testdata"
-	if len(os.Args) > 1 {
-		dir = os.Args[1]
+	if flag.NArg() > 0 {
+		dir = flag.Arg(0)
 	}
-	if err := run(context.Background(), dir); err != nil {
+	if err := run(context.Background(), dir, *runs, *only, os.Stdout); err != nil {
 		fmt.Fprintf(os.Stderr, "goldens: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, dir string) error {
+// costs holds one page's stage times over the runs, in milliseconds.
+type costs struct {
+	capture, axtree, snapshot, content []float64
+}
+
+func run(ctx context.Context, dir string, runs int, only string, out io.Writer) error {
+	if runs < 1 {
+		return fmt.Errorf("-runs %d: want >= 1", runs)
+	}
 	srv, err := corpora.Start()
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
-	b, err := browser.Launch(ctx, browser.DefaultConfig())
+	b, err := launch()
 	if err != nil {
 		return err
 	}
-	defer b.Close()
-	page, err := b.NewPage(ctx, pipeline.DefaultPageConfig())
-	if err != nil {
-		return err
+	defer b.close()
+	var names []string
+	cost := map[string]*costs{}
+	for r := 0; r < runs; r++ {
+		for _, p := range corpora.DefaultPaths() {
+			name := strings.TrimSuffix(path.Base(p), path.Ext(p))
+			if name == "" || name == "/" || name == "." {
+				name = "index"
+			}
+			if only != "" && name != only {
+				continue
+			}
+			// A fresh page per URL: Playwright numbers the AI snapshot's
+			// refs by the frames the page has had (e12, then f1e12 …).
+			tab, err := b.newTab()
+			if err != nil {
+				return err
+			}
+			lctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+			st, err := tab.load(lctx, srv.URL+p)
+			cancel()
+			tab.close()
+			if err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			c := cost[name]
+			if c == nil {
+				c = &costs{}
+				cost[name] = c
+				names = append(names, name)
+			}
+			c.capture = append(c.capture, ms(st.captureTime))
+			c.axtree = append(c.axtree, ms(st.extras.AXTreeTime))
+			c.snapshot = append(c.snapshot, ms(st.extras.SnapshotTime))
+			c.content = append(c.content, ms(st.contentTime))
+			if r > 0 {
+				continue
+			}
+			if err := store(filepath.Join(dir, name), st, srv.URL); err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			m := st.extras.AXTree.Match
+			fmt.Fprintf(out, "%s: %d nodes, %d accessibility nodes, %d of %d captured elements resolved (%d mismatched)\n",
+				name, len(st.capture.Nodes), len(st.extras.AXTree.Nodes), m.Resolved, m.Elements, m.Mismatched)
+		}
 	}
-	defer page.Close()
-	for _, p := range corpora.DefaultPaths() {
-		lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		load, err := page.Load(lctx, srv.URL+p)
-		cancel()
-		if err != nil {
-			return err
-		}
-		c, err := dom.Parse(load.Capture)
-		if err != nil {
-			return fmt.Errorf("%s: %w", p, err)
-		}
-		u, err := url.Parse(c.Page.URL)
-		if err != nil {
-			return err
-		}
-		u.Scheme, u.Host = "http", "corpus.test"
-		c.Page.URL = u.String()
-		c.Page.Time = float64(fixedTime.UnixMilli())
-		c.Page.ScriptMs = 0
-		name := strings.TrimSuffix(path.Base(p), path.Ext(p))
-		if name == "" || name == "/" || name == "." {
-			name = "index"
-		}
-		if err := write(filepath.Join(dir, name, "capture.json.gz"), c); err != nil {
-			return err
-		}
-		fmt.Printf("%s: %d nodes\n", name, len(c.Nodes))
+	if runs > 1 {
+		printCosts(out, names, cost)
 	}
 	return nil
 }
 
-func write(file string, c *dom.Capture) error {
+// printCosts writes the median of every stage per page, and the median of
+// those medians.
+func printCosts(out io.Writer, names []string, cost map[string]*costs) {
+	fmt.Fprintf(out, "\nmedian ms per page over %d runs\n%-10s %8s %8s %8s %8s\n", len(cost[names[0]].capture), "page", "capture", "axtree", "aisnap", "content")
+	var all costs
+	for _, n := range names {
+		c := cost[n]
+		row := []float64{median(c.capture), median(c.axtree), median(c.snapshot), median(c.content)}
+		fmt.Fprintf(out, "%-10s %8.1f %8.1f %8.1f %8.1f\n", n, row[0], row[1], row[2], row[3])
+		all.capture = append(all.capture, row[0])
+		all.axtree = append(all.axtree, row[1])
+		all.snapshot = append(all.snapshot, row[2])
+		all.content = append(all.content, row[3])
+	}
+	fmt.Fprintf(out, "%-10s %8.1f %8.1f %8.1f %8.1f\n", "median", median(all.capture), median(all.axtree), median(all.snapshot), median(all.content))
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// store writes one page's records into dir, normalized.
+func store(dir string, st *state, origin string) error {
+	c := st.capture
+	c.Page.URL = strings.Replace(c.Page.URL, origin, corpusOrigin, 1)
+	c.Page.Time = float64(fixedTime.UnixMilli())
+	c.Page.ScriptMs = 0
+	rec := st.extras.AXTree
+	for i := range rec.Frames {
+		rec.Frames[i].ID = fmt.Sprintf("F%d", i)
+	}
+	renumber := map[int]int{}
+	for i := range rec.Nodes {
+		if be := rec.Nodes[i].Backend; be != 0 {
+			if _, ok := renumber[be]; !ok {
+				renumber[be] = len(renumber) + 1
+			}
+			rec.Nodes[i].Backend = renumber[be]
+		}
+	}
+	files := []struct {
+		name   string
+		encode func(io.Writer) error
+	}{
+		{"capture.json.gz", func(w io.Writer) error { return json.NewEncoder(w).Encode(c) }},
+		{"axtree.json.gz", rec.Encode},
+		{"aisnapshot.json.gz", st.extras.Snapshot.Encode},
+		{"page.html.gz", func(w io.Writer) error { _, err := io.WriteString(w, st.html); return err }},
+	}
+	for _, f := range files {
+		var buf bytes.Buffer
+		if err := f.encode(&buf); err != nil {
+			return err
+		}
+		data := bytes.ReplaceAll(buf.Bytes(), []byte(origin), []byte(corpusOrigin))
+		if err := write(filepath.Join(dir, f.name), data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func write(file string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return err
 	}
@@ -97,7 +212,7 @@ func write(file string, c *dom.Capture) error {
 	}
 	zw := gzip.NewWriter(f)
 	zw.ModTime = fixedTime
-	if err := json.NewEncoder(zw).Encode(c); err != nil {
+	if _, err := zw.Write(data); err != nil {
 		f.Close()
 		return err
 	}

@@ -1,0 +1,909 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mxschmitt/playwright-go"
+
+	"actionspace/axtree"
+	"actionspace/dom"
+)
+
+// cdpSender is the one method of a CDP session the snapshot code uses.
+// playwright.CDPSession has it.
+type cdpSender interface {
+	Send(method string, params map[string]any) (any, error)
+}
+
+var _ cdpSender = playwright.CDPSession(nil)
+
+// CaptureWorld is a world the capture script ran in: the accessibility
+// nodes of the documents it walked are tied to its elements by DOM
+// identity.
+type CaptureWorld struct {
+	// Session reaches the frame: the page's session, or an out-of-process
+	// frame's own.
+	Session cdpSender
+	// FrameID is the frame whose document the capture started at.
+	FrameID string
+	// Context is the execution context id of the isolated world.
+	Context float64
+	// Base is the index, in the stored capture, of this capture's first
+	// node: 0 for the page's own capture when nothing was stitched into
+	// it; for a cross-origin frame's capture stitched in whole, one past
+	// its iframe node. Index, when not nil, overrides it: Index[i] is the
+	// stored index of this capture's node i (stitching a frame into a
+	// capture moves the nodes after its iframe).
+	Base  int
+	Index []int
+}
+
+// AXTreeInput is what [TakeAXTree] needs.
+type AXTreeInput struct {
+	// Session is the page's CDP session (its main frame's).
+	Session cdpSender
+	// Worlds are the capture's worlds; none leaves every node's capture
+	// index at -1.
+	Worlds []CaptureWorld
+	// FrameSession returns the session of an out-of-process frame by its
+	// frame id; nil, or an error, leaves that frame's tree out (its
+	// Frame.Missing says why).
+	FrameSession func(frameID string) (cdpSender, error)
+	// MaxNodes bounds the page's size: when the DOM snapshot of the page's
+	// process holds more nodes, no tree is taken and TakeAXTree returns
+	// ErrTooLarge. Chromium builds the whole tree in one reply, about 400
+	// bytes a node, and cannot be interrupted: a table of 3,000 rows (some
+	// 36,000 DOM nodes) took 18 s on a loaded 2-core machine. 0 means
+	// DefaultMaxAXNodes.
+	MaxNodes int
+}
+
+// DefaultMaxAXNodes is the default of AXTreeInput.MaxNodes.
+const DefaultMaxAXNodes = 50000
+
+// ErrTooLarge is returned when a page has more DOM nodes than
+// AXTreeInput.MaxNodes: the record is not taken.
+var ErrTooLarge = errors.New("accessibility tree: page too large")
+
+// MaxFrames bounds the frames a record holds; frames past it are left
+// out (Frame.Missing is not set for them: they are not listed at all).
+const MaxFrames = 64
+
+// TakeAXTree takes the accessibility tree of the page and every frame in
+// it, with each node's DOM node, tag, tabindex and border box in page
+// coordinates, and ties the nodes to the capture's elements by DOM
+// identity. Call it right after the capture, before anything else touches
+// the page. It costs, per renderer process, one DOM snapshot, one
+// accessibility tree per frame, one script run per capture world and one
+// box-model call per frame element.
+func TakeAXTree(ctx context.Context, in AXTreeInput) (*axtree.Record, error) {
+	b := &axBuilder{in: in, rec: &axtree.Record{Version: axtree.Version}}
+	if err := b.build(ctx); err != nil {
+		return nil, err
+	}
+	return b.rec, nil
+}
+
+// TakeAISnapshot takes Playwright's AI snapshot of page with boxes, and
+// the main frame's scroll offsets through cdp (the page's session), which
+// place its boxes in the page. timeout bounds the snapshot (0: none).
+func TakeAISnapshot(page playwright.Page, cdp cdpSender, timeout time.Duration) (*axtree.Snapshot, error) {
+	opts := playwright.PageAriaSnapshotOptions{
+		Mode:  playwright.AriaSnapshotModeAi,
+		Boxes: playwright.Bool(true),
+	}
+	if timeout > 0 {
+		opts.Timeout = playwright.Float(float64(timeout.Milliseconds()))
+	}
+	text, err := page.AriaSnapshot(opts)
+	if err != nil {
+		return nil, fmt.Errorf("AI snapshot: %w", err)
+	}
+	res, err := cdp.Send("Page.getLayoutMetrics", map[string]any{})
+	if err != nil {
+		return nil, fmt.Errorf("AI snapshot: layout metrics: %w", err)
+	}
+	sx, _ := dig(res, "cssLayoutViewport", "pageX").(float64)
+	sy, _ := dig(res, "cssLayoutViewport", "pageY").(float64)
+	return &axtree.Snapshot{Version: axtree.Version, ScrollX: sx, ScrollY: sy, Text: text}, nil
+}
+
+// Extras are the records of a page state besides the capture, with what
+// each cost.
+type Extras struct {
+	AXTree       *axtree.Record
+	AXTreeTime   time.Duration
+	Snapshot     *axtree.Snapshot
+	SnapshotTime time.Duration
+}
+
+// TakeExtras takes the accessibility tree (when axTree) and then the AI
+// snapshot (when snapshot), timing each. An error stops it; what was
+// taken before is returned with it.
+func TakeExtras(ctx context.Context, page playwright.Page, in AXTreeInput, axTree, snapshot bool, timeout time.Duration) (*Extras, error) {
+	ex := &Extras{}
+	if axTree {
+		start := time.Now()
+		rec, err := TakeAXTree(ctx, in)
+		ex.AXTreeTime = time.Since(start)
+		if err != nil {
+			return ex, err
+		}
+		ex.AXTree = rec
+	}
+	if snapshot {
+		if err := ctx.Err(); err != nil {
+			return ex, fmt.Errorf("AI snapshot: %w", err)
+		}
+		start := time.Now()
+		snap, err := TakeAISnapshot(page, in.Session, timeout)
+		ex.SnapshotTime = time.Since(start)
+		if err != nil {
+			return ex, err
+		}
+		ex.Snapshot = snap
+	}
+	return ex, nil
+}
+
+// PageFrameSessions returns a FrameSession for page's out-of-process
+// frames, which opens a session on every frame that has one on first
+// need, and a function that detaches them.
+func PageFrameSessions(page playwright.Page) (func(frameID string) (cdpSender, error), func()) {
+	var sessions map[string]playwright.CDPSession
+	get := func(frameID string) (cdpSender, error) {
+		if sessions == nil {
+			sessions = map[string]playwright.CDPSession{}
+			main := page.MainFrame()
+			for _, f := range page.Frames() {
+				if f == main {
+					continue
+				}
+				s, err := page.Context().NewCDPSession(f)
+				if err != nil {
+					continue // renders in its parent's process
+				}
+				res, err := s.Send("Page.getFrameTree", map[string]any{})
+				id, _ := dig(res, "frameTree", "frame", "id").(string)
+				if err != nil || id == "" {
+					_ = s.Detach()
+					continue
+				}
+				sessions[id] = s
+			}
+		}
+		if s, ok := sessions[frameID]; ok {
+			return s, nil
+		}
+		return nil, fmt.Errorf("no CDP session for frame %s", frameID)
+	}
+	detach := func() {
+		for _, s := range sessions {
+			_ = s.Detach()
+		}
+	}
+	return get, detach
+}
+
+// axBuilder assembles one record.
+type axBuilder struct {
+	in    AXTreeInput
+	rec   *axtree.Record
+	procs []*process
+	// frames[i] says where rec.Frames[i] lives.
+	frames []frameRef
+	// capture maps a DOM node, by process and backend id, to its capture
+	// index.
+	capture map[nodeKey]int
+}
+
+// process is one renderer process reached through a session, with its DOM
+// snapshot.
+type process struct {
+	cdp  cdpSender
+	docs []*snapDoc
+}
+
+type frameRef struct {
+	proc, doc int
+	// owner is the frame element's backend id in the parent's process (0
+	// for the main frame).
+	owner int
+}
+
+type nodeKey struct{ proc, backend int }
+
+// snapDoc is one document of a DOM snapshot: the flat tree (shadow
+// content in place of its host's children, slotted nodes under their
+// slots), as parallel arrays by node index.
+type snapDoc struct {
+	frameID, url string
+	scroll       [2]float64
+	name         []string // lower-case node names
+	typ          []int
+	parent       []int
+	backend      []int
+	// hidden marks nodes scripts cannot reach: pseudo-elements, and the
+	// content of closed and user-agent shadow roots.
+	hidden     []bool
+	pseudo     []bool
+	tabindex   map[int]string
+	bounds     map[int]dom.Rect // border boxes in document coordinates
+	contentDoc map[int]int      // frame element → document index
+	byBackend  map[int]int
+	ords       []int // element ordinals → node index, built on first need
+}
+
+func (b *axBuilder) build(ctx context.Context) error {
+	if b.in.Session == nil {
+		return errors.New("accessibility tree: no CDP session")
+	}
+	b.capture = map[nodeKey]int{}
+	main, err := b.addProcess(b.in.Session)
+	if err != nil {
+		return err
+	}
+	if len(b.procs[main].docs) == 0 {
+		return errors.New("accessibility tree: the DOM snapshot has no document")
+	}
+	limit := b.in.MaxNodes
+	if limit <= 0 {
+		limit = DefaultMaxAXNodes
+	}
+	total := 0
+	for _, d := range b.procs[main].docs {
+		total += len(d.name)
+	}
+	if total > limit {
+		return fmt.Errorf("%w: %d DOM nodes, more than %d", ErrTooLarge, total, limit)
+	}
+	root := b.procs[main].docs[0]
+	b.rec.Frames = append(b.rec.Frames, axtree.Frame{ID: root.frameID, Parent: -1, URL: root.url, Origin: root.scroll, Scroll: root.scroll, Owner: -1, Root: -1})
+	b.frames = append(b.frames, frameRef{proc: main, doc: 0})
+	if err := b.addFrames(ctx, 0); err != nil {
+		return err
+	}
+	if err := b.matchWorlds(ctx); err != nil {
+		return err
+	}
+	return b.addTrees(ctx)
+}
+
+// addProcess takes the DOM snapshot of a session's process.
+func (b *axBuilder) addProcess(cdp cdpSender) (int, error) {
+	res, err := cdp.Send("DOMSnapshot.captureSnapshot", map[string]any{"computedStyles": []any{}})
+	if err != nil {
+		return 0, fmt.Errorf("accessibility tree: DOM snapshot: %w", err)
+	}
+	docs, err := parseDOMSnapshot(res)
+	if err != nil {
+		return 0, fmt.Errorf("accessibility tree: DOM snapshot: %w", err)
+	}
+	b.procs = append(b.procs, &process{cdp: cdp, docs: docs})
+	return len(b.procs) - 1, nil
+}
+
+// addFrames lists the child frames of frame f, depth first, with their
+// geometry.
+func (b *axBuilder) addFrames(ctx context.Context, f int) error {
+	ref := b.frames[f]
+	p := b.procs[ref.proc]
+	d := p.docs[ref.doc]
+	for node, name := range d.name {
+		if (name != "iframe" && name != "frame") || d.typ[node] != 1 {
+			continue
+		}
+		if len(b.rec.Frames) >= MaxFrames {
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("accessibility tree: %w", err)
+		}
+		child := axtree.Frame{Parent: f, Owner: -1, Root: -1}
+		cref := frameRef{proc: ref.proc, doc: -1, owner: d.backend[node]}
+		if cd, ok := d.contentDoc[node]; ok {
+			cref.doc = cd
+		} else {
+			// Out of process, or nothing loaded: the element names its frame.
+			res, err := p.cdp.Send("DOM.describeNode", map[string]any{"backendNodeId": d.backend[node]})
+			id, _ := dig(res, "node", "frameId").(string)
+			if err != nil || id == "" {
+				continue
+			}
+			child.ID, child.OutOfProcess = id, true
+			if b.in.FrameSession == nil {
+				child.Missing = "out-of-process frame: no session"
+			} else if s, err := b.in.FrameSession(id); err != nil {
+				child.Missing = "out-of-process frame: " + err.Error()
+			} else if pi, err := b.addProcess(s); err != nil {
+				child.Missing = err.Error()
+			} else if di := b.procs[pi].docByFrame(id); di < 0 {
+				child.Missing = "out-of-process frame: not in its session's DOM snapshot"
+			} else {
+				cref.proc, cref.doc = pi, di
+			}
+		}
+		if cref.doc >= 0 {
+			cd := b.procs[cref.proc].docs[cref.doc]
+			child.ID, child.URL, child.Scroll = cd.frameID, cd.url, cd.scroll
+		}
+		// The frame's viewport starts at its element's content box.
+		if box, ok := d.bounds[node]; ok {
+			pb := b.toPage(f, box)
+			child.Box = &pb
+			child.Origin = [2]float64{pb[0], pb[1]}
+			if dx, dy, ok := contentOffset(p.cdp, d.backend[node]); ok {
+				child.Origin = [2]float64{round2(pb[0] + dx), round2(pb[1] + dy)}
+			}
+		}
+		b.rec.Frames = append(b.rec.Frames, child)
+		b.frames = append(b.frames, cref)
+		if cref.doc >= 0 {
+			if err := b.addFrames(ctx, len(b.rec.Frames)-1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// contentOffset returns how far an element's content box lies from its
+// border box's corner (its left and top border and padding).
+func contentOffset(cdp cdpSender, backend int) (dx, dy float64, ok bool) {
+	res, err := cdp.Send("DOM.getBoxModel", map[string]any{"backendNodeId": backend})
+	if err != nil {
+		return 0, 0, false
+	}
+	border, _ := dig(res, "model", "border").([]any)
+	content, _ := dig(res, "model", "content").([]any)
+	if len(border) < 2 || len(content) < 2 {
+		return 0, 0, false
+	}
+	bx, _ := border[0].(float64)
+	by, _ := border[1].(float64)
+	cx, _ := content[0].(float64)
+	cy, _ := content[1].(float64)
+	return cx - bx, cy - by, true
+}
+
+// toPage moves a box of frame f's document into page coordinates.
+func (b *axBuilder) toPage(f int, r dom.Rect) dom.Rect {
+	fr := &b.rec.Frames[f]
+	return dom.Rect{
+		round2(r[0] + fr.Origin[0] - fr.Scroll[0]),
+		round2(r[1] + fr.Origin[1] - fr.Scroll[1]),
+		round2(r[2]), round2(r[3]),
+	}
+}
+
+func (p *process) docByFrame(frameID string) int {
+	for i, d := range p.docs {
+		if d.frameID == frameID {
+			return i
+		}
+	}
+	return -1
+}
+
+// identityScript runs in a capture's world. For every element the capture
+// recorded (dom.NodesGlobal) it returns the element's document, as the
+// path of frame-element ordinals from the world's document, and its
+// ordinal: its position among the elements of its document's flat tree in
+// pre-order (an open shadow root's content in place of its host's
+// children, a slot's assigned nodes in place of its own), which is the
+// order of the browser's DOM snapshot. It returns null when the capture
+// left no list.
+const identityScript = `(() => {
+  const nodes = globalThis.` + dom.NodesGlobal + `;
+  if (!Array.isArray(nodes)) return null;
+  const docs = new Map(), keys = [];
+  const ordinals = (doc) => {
+    const m = new Map();
+    const stack = [doc.documentElement];
+    let k = 0;
+    while (stack.length) {
+      const n = stack.pop();
+      if (!n || n.nodeType !== 1) continue;
+      m.set(n, k++);
+      let kids = n.shadowRoot ? n.shadowRoot.childNodes : n.childNodes;
+      if (!n.shadowRoot && n.localName === "slot" && typeof n.assignedNodes === "function") {
+        const a = n.assignedNodes();
+        if (a.length) kids = a;
+      }
+      for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
+    }
+    return m;
+  };
+  const info = (doc) => {
+    let d = docs.get(doc);
+    if (d !== undefined) return d;
+    let key = [];
+    if (doc !== document) {
+      let fe = null;
+      try { fe = doc.defaultView && doc.defaultView.frameElement; } catch (e) { fe = null; }
+      const p = fe ? info(fe.ownerDocument) : null;
+      const o = p ? p.ords.get(fe) : undefined;
+      if (o === undefined) { docs.set(doc, null); return null; }
+      key = p.key.concat([o]);
+    }
+    d = {ords: ordinals(doc), key, idx: keys.length};
+    docs.set(doc, d);
+    keys.push(key);
+    return d;
+  };
+  const at = [], tags = [];
+  for (let i = 0; i < nodes.length; i++) {
+    const n = nodes[i];
+    let di = -1, o = -1, tag = "";
+    if (n && n.nodeType === 1) {
+      const d = info(n.ownerDocument);
+      const v = d ? d.ords.get(n) : undefined;
+      if (v !== undefined) { di = d.idx; o = v; tag = n.localName; }
+    }
+    at.push(di, o);
+    tags.push(tag);
+  }
+  return JSON.stringify({docs: keys, at, tags});
+})()`
+
+// identity is what identityScript returns.
+type identity struct {
+	Docs [][]int  `json:"docs"`
+	At   []int    `json:"at"`
+	Tags []string `json:"tags"`
+}
+
+// matchWorlds ties the capture's elements to DOM nodes, world by world.
+func (b *axBuilder) matchWorlds(ctx context.Context) error {
+	for _, w := range b.in.Worlds {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("accessibility tree: %w", err)
+		}
+		pi, di := -1, -1
+		for i, p := range b.procs {
+			if di = p.docByFrame(w.FrameID); di >= 0 {
+				pi = i
+				break
+			}
+		}
+		if pi < 0 {
+			continue // a frame the snapshot did not reach
+		}
+		res, err := w.Session.Send("Runtime.evaluate", map[string]any{
+			"expression":    identityScript,
+			"contextId":     w.Context,
+			"returnByValue": true,
+		})
+		if err != nil {
+			return fmt.Errorf("accessibility tree: match the capture: %w", err)
+		}
+		if _, failed := dig(res, "exceptionDetails").(map[string]any); failed {
+			return fmt.Errorf("accessibility tree: match the capture: the script threw")
+		}
+		s, ok := dig(res, "result", "value").(string)
+		if !ok {
+			continue // no element list in that world
+		}
+		var id identity
+		if err := json.Unmarshal([]byte(s), &id); err != nil {
+			return fmt.Errorf("accessibility tree: match the capture: %w", err)
+		}
+		b.rec.Match.Method = "ordinal"
+		b.applyIdentity(pi, di, w, &id)
+	}
+	return nil
+}
+
+// applyIdentity maps the capture elements of id, whose world w's document
+// is document di of process pi, to backend ids.
+func (b *axBuilder) applyIdentity(pi, di int, w CaptureWorld, id *identity) {
+	p := b.procs[pi]
+	// The snapshot's documents by their key: the path of frame-element
+	// ordinals from di.
+	byKey := map[string]int{"": di}
+	keyOf := func(path []int) string {
+		var sb strings.Builder
+		for _, o := range path {
+			sb.WriteString(strconv.Itoa(o))
+			sb.WriteByte('/')
+		}
+		return sb.String()
+	}
+	var walk func(doc int, path []int)
+	walk = func(doc int, path []int) {
+		d := p.docs[doc]
+		for node, cd := range d.contentDoc {
+			o := d.ordinalOf(node)
+			if o < 0 {
+				continue
+			}
+			sub := append(append([]int(nil), path...), o)
+			byKey[keyOf(sub)] = cd
+			walk(cd, sub)
+		}
+	}
+	walk(di, nil)
+	docs := make([]int, len(id.Docs))
+	for i, k := range id.Docs {
+		docs[i] = -1
+		if d, ok := byKey[keyOf(k)]; ok {
+			docs[i] = d
+		}
+	}
+	for i := 0; 2*i+1 < len(id.At) && i < len(id.Tags); i++ {
+		dk, o := id.At[2*i], id.At[2*i+1]
+		if dk < 0 || o < 0 {
+			continue
+		}
+		b.rec.Match.Elements++
+		if dk >= len(docs) || docs[dk] < 0 {
+			continue
+		}
+		d := p.docs[docs[dk]]
+		ords := d.ordinals()
+		if o >= len(ords) {
+			continue
+		}
+		node := ords[o]
+		if d.name[node] != strings.ToLower(id.Tags[i]) {
+			b.rec.Match.Mismatched++
+			continue
+		}
+		stored := w.Base + i
+		if w.Index != nil {
+			if i >= len(w.Index) {
+				continue
+			}
+			stored = w.Index[i]
+		}
+		b.rec.Match.Resolved++
+		b.capture[nodeKey{pi, d.backend[node]}] = stored
+	}
+}
+
+// ordinals returns the document's elements in flat-tree pre-order, as
+// node indices, leaving out what scripts cannot reach.
+func (d *snapDoc) ordinals() []int {
+	if d.ords != nil {
+		return d.ords
+	}
+	kids := make([][]int, len(d.name))
+	for i, p := range d.parent {
+		if p >= 0 && p < len(kids) {
+			kids[p] = append(kids[p], i)
+		}
+	}
+	ords := make([]int, 0, len(d.name)/2)
+	stack := []int{0}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if d.pseudo[n] {
+			continue
+		}
+		if d.typ[n] == 1 && !d.hidden[n] {
+			ords = append(ords, n)
+		}
+		for i := len(kids[n]) - 1; i >= 0; i-- {
+			stack = append(stack, kids[n][i])
+		}
+	}
+	d.ords = ords
+	return ords
+}
+
+// ordinalOf returns node's ordinal, or -1.
+func (d *snapDoc) ordinalOf(node int) int {
+	for o, n := range d.ordinals() {
+		if n == node {
+			return o
+		}
+	}
+	return -1
+}
+
+// addTrees takes every frame's accessibility tree and joins them into the
+// record, each frame's below its frame element's node.
+func (b *axBuilder) addTrees(ctx context.Context) error {
+	trees := make([]map[string]map[string]any, len(b.rec.Frames))
+	roots := make([]string, len(b.rec.Frames))
+	for f, ref := range b.frames {
+		if ref.doc < 0 {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("accessibility tree: %w", err)
+		}
+		res, err := b.procs[ref.proc].cdp.Send("Accessibility.getFullAXTree", map[string]any{"frameId": b.rec.Frames[f].ID})
+		if err != nil {
+			if f == 0 {
+				return fmt.Errorf("accessibility tree: %w", err)
+			}
+			b.rec.Frames[f].Missing = "accessibility tree: " + err.Error()
+			continue
+		}
+		list, _ := dig(res, "nodes").([]any)
+		byID := make(map[string]map[string]any, len(list))
+		for _, v := range list {
+			m, _ := v.(map[string]any)
+			id, _ := m["nodeId"].(string)
+			if id == "" {
+				continue
+			}
+			byID[id] = m
+			if _, has := m["parentId"]; !has && roots[f] == "" {
+				roots[f] = id
+			}
+		}
+		trees[f] = byID
+	}
+	if trees[0] == nil || roots[0] == "" {
+		return errors.New("accessibility tree: the main frame's tree is empty")
+	}
+	// Child frames by their element, per parent frame.
+	owned := make([]map[int][]int, len(b.rec.Frames))
+	for f := 1; f < len(b.rec.Frames); f++ {
+		p := b.rec.Frames[f].Parent
+		if owned[p] == nil {
+			owned[p] = map[int][]int{}
+		}
+		owned[p][b.frames[f].owner] = append(owned[p][b.frames[f].owner], f)
+	}
+	var addFrame func(f, parent int)
+	addFrame = func(f, parent int) {
+		if trees[f] == nil || roots[f] == "" {
+			return
+		}
+		placed := map[int]bool{}
+		var add func(id string, parent int)
+		add = func(id string, parent int) {
+			m := trees[f][id]
+			if m == nil {
+				return
+			}
+			role := axValue(m["role"])
+			if role == "InlineTextBox" {
+				return // the text of its StaticText parent, split into lines
+			}
+			i := len(b.rec.Nodes)
+			b.rec.Nodes = append(b.rec.Nodes, b.node(f, m, role, parent))
+			if parent < 0 || b.rec.Nodes[parent].Frame != f {
+				b.rec.Frames[f].Root = i
+			}
+			kids, _ := m["childIds"].([]any)
+			for _, k := range kids {
+				if ks, ok := k.(string); ok {
+					add(ks, i)
+				}
+			}
+			if be := b.rec.Nodes[i].Backend; be != 0 {
+				for _, cf := range owned[f][be] {
+					placed[cf] = true
+					b.rec.Frames[cf].Owner = i
+					addFrame(cf, i)
+				}
+			}
+		}
+		add(roots[f], parent)
+		// Frames whose element has no node hang below the frame's root.
+		for _, cfs := range owned[f] {
+			for _, cf := range cfs {
+				if !placed[cf] {
+					addFrame(cf, b.rec.Frames[f].Root)
+				}
+			}
+		}
+	}
+	addFrame(0, -1)
+	return nil
+}
+
+// node converts one CDP accessibility node of frame f.
+func (b *axBuilder) node(f int, m map[string]any, role string, parent int) axtree.Node {
+	n := axtree.Node{
+		Parent:  parent,
+		Role:    role,
+		Name:    axValue(m["name"]),
+		Value:   axValue(m["value"]),
+		Frame:   f,
+		Capture: -1,
+	}
+	n.Ignored, _ = m["ignored"].(bool)
+	if reasons, ok := m["ignoredReasons"].([]any); ok {
+		for _, r := range reasons {
+			if name, _ := dig(r, "name").(string); name != "" {
+				n.IgnoredWhy = append(n.IgnoredWhy, name)
+			}
+		}
+	}
+	if props, ok := m["properties"].([]any); ok {
+		for _, p := range props {
+			name, _ := dig(p, "name").(string)
+			v, ok := scalar(dig(p, "value", "value"))
+			if name != "" && ok {
+				n.Props = append(n.Props, [2]string{name, v})
+			}
+		}
+	}
+	be, _ := m["backendDOMNodeId"].(float64)
+	n.Backend = int(be)
+	if n.Backend == 0 {
+		return n
+	}
+	ref := b.frames[f]
+	d := b.procs[ref.proc].docs[ref.doc]
+	node, ok := d.byBackend[n.Backend]
+	if !ok {
+		return n
+	}
+	n.Tag = d.name[node]
+	if ti, ok := d.tabindex[node]; ok {
+		n.TabIndex = &ti
+	}
+	if box, ok := d.bounds[node]; ok {
+		pb := b.toPage(f, box)
+		n.Box = &pb
+	}
+	if c, ok := b.capture[nodeKey{ref.proc, n.Backend}]; ok {
+		n.Capture = c
+	}
+	return n
+}
+
+// axValue returns the value of a CDP AXValue ({type, value}) as a string.
+func axValue(v any) string {
+	s, _ := scalar(dig(v, "value"))
+	return s
+}
+
+// scalar formats a JSON scalar; ok is false for anything else.
+func scalar(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case bool:
+		return strconv.FormatBool(x), true
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64), true
+	}
+	return "", false
+}
+
+// parseDOMSnapshot reads DOMSnapshot.captureSnapshot's result.
+func parseDOMSnapshot(res any) ([]*snapDoc, error) {
+	strs, _ := dig(res, "strings").([]any)
+	str := func(v any) string {
+		i, ok := v.(float64)
+		if !ok || i < 0 || int(i) >= len(strs) {
+			return ""
+		}
+		s, _ := strs[int(i)].(string)
+		return s
+	}
+	list, _ := dig(res, "documents").([]any)
+	docs := make([]*snapDoc, 0, len(list))
+	for _, dv := range list {
+		nodes := dig(dv, "nodes")
+		names, _ := dig(nodes, "nodeName").([]any)
+		n := len(names)
+		d := &snapDoc{
+			frameID:    str(dig(dv, "frameId")),
+			url:        str(dig(dv, "documentURL")),
+			name:       make([]string, n),
+			typ:        ints(dig(nodes, "nodeType"), n),
+			parent:     ints(dig(nodes, "parentIndex"), n),
+			backend:    ints(dig(nodes, "backendNodeId"), n),
+			hidden:     make([]bool, n),
+			pseudo:     make([]bool, n),
+			tabindex:   map[int]string{},
+			bounds:     map[int]dom.Rect{},
+			contentDoc: map[int]int{},
+			byBackend:  make(map[int]int, n),
+		}
+		if n == 0 {
+			return nil, errors.New("a document without nodes")
+		}
+		d.scroll[0], _ = dig(dv, "scrollOffsetX").(float64)
+		d.scroll[1], _ = dig(dv, "scrollOffsetY").(float64)
+		for i, v := range names {
+			d.name[i] = strings.ToLower(str(v))
+			d.byBackend[d.backend[i]] = i
+		}
+		if attrs, ok := dig(nodes, "attributes").([]any); ok {
+			for i, a := range attrs {
+				pairs, _ := a.([]any)
+				for k := 0; k+1 < len(pairs); k += 2 {
+					if str(pairs[k]) == "tabindex" {
+						d.tabindex[i] = str(pairs[k+1])
+					}
+				}
+			}
+		}
+		rareInts(dig(nodes, "contentDocumentIndex"), func(i int, v any) {
+			if f, ok := v.(float64); ok {
+				d.contentDoc[i] = int(f)
+			}
+		})
+		rareInts(dig(nodes, "shadowRootType"), func(i int, v any) {
+			if t := str(v); t == "closed" || t == "user-agent" {
+				d.hidden[i] = true
+			}
+		})
+		rareInts(dig(nodes, "pseudoType"), func(i int, _ any) { d.pseudo[i] = true })
+		layout := dig(dv, "layout")
+		idx, _ := dig(layout, "nodeIndex").([]any)
+		bounds, _ := dig(layout, "bounds").([]any)
+		for k := 0; k < len(idx) && k < len(bounds); k++ {
+			i, ok := idx[k].(float64)
+			bv, _ := bounds[k].([]any)
+			if !ok || len(bv) != 4 {
+				continue
+			}
+			var r dom.Rect
+			for j := range r {
+				r[j], _ = bv[j].(float64)
+			}
+			if old, ok := d.bounds[int(i)]; ok {
+				r = union(old, r)
+			}
+			d.bounds[int(i)] = r
+		}
+		docs = append(docs, d)
+	}
+	for _, d := range docs {
+		for node, cd := range d.contentDoc {
+			if cd < 0 || cd >= len(docs) {
+				delete(d.contentDoc, node)
+			}
+		}
+	}
+	return docs, nil
+}
+
+// ints reads a JSON array of numbers, padded or cut to n.
+func ints(v any, n int) []int {
+	list, _ := v.([]any)
+	out := make([]int, n)
+	for i := range out {
+		out[i] = -1
+		if i < len(list) {
+			if f, ok := list[i].(float64); ok {
+				out[i] = int(f)
+			}
+		}
+	}
+	return out
+}
+
+// rareInts walks a CDP "rare data" object: {index: [...], value: [...]}
+// (value absent for booleans).
+func rareInts(v any, each func(i int, value any)) {
+	idx, _ := dig(v, "index").([]any)
+	vals, _ := dig(v, "value").([]any)
+	for k, iv := range idx {
+		i, ok := iv.(float64)
+		if !ok {
+			continue
+		}
+		var val any
+		if k < len(vals) {
+			val = vals[k]
+		}
+		each(int(i), val)
+	}
+}
+
+func union(a, b dom.Rect) dom.Rect {
+	l, t := math.Min(a[0], b[0]), math.Min(a[1], b[1])
+	r, bt := math.Max(a[0]+a[2], b[0]+b[2]), math.Max(a[1]+a[3], b[1]+b[3])
+	return dom.Rect{l, t, r - l, bt - t}
+}
+
+func round2(v float64) float64 { return math.Round(v*100) / 100 }

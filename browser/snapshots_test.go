@@ -1,0 +1,495 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mxschmitt/playwright-go"
+
+	"actionspace/axtree"
+	"actionspace/corpora"
+	"actionspace/dom"
+	"actionspace/internal/browsertest"
+)
+
+// snapBrowser is a Chromium for this file's tests.
+type snapBrowser struct {
+	pw *playwright.Playwright
+	br playwright.Browser
+}
+
+func newTestBrowser(t *testing.T) *snapBrowser {
+	t.Helper()
+	browsertest.Require(t)
+	pw, err := playwright.Run(&playwright.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := os.Geteuid() == 0
+	args := []string{"--headless", "--disable-gpu"}
+	if root {
+		args = append(args, "--no-sandbox")
+	}
+	br, err := pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
+		ExecutablePath:  playwright.String(browsertest.ChromiumPath),
+		Headless:        playwright.Bool(true),
+		ChromiumSandbox: playwright.Bool(!root),
+		Args:            args,
+	})
+	if err != nil {
+		_ = pw.Stop()
+		t.Fatal(err)
+	}
+	b := &snapBrowser{pw: pw, br: br}
+	t.Cleanup(func() {
+		_ = br.Close()
+		_ = pw.Stop()
+	})
+	return b
+}
+
+// loaded is a page loaded and captured in an isolated world.
+type loaded struct {
+	page    playwright.Page
+	cdp     playwright.CDPSession
+	frameID string
+	world   float64
+	capture *dom.Capture
+}
+
+// load opens url in a fresh context, waits for it to settle and runs the
+// capture script in an isolated world of the main frame.
+func (b *snapBrowser) load(t *testing.T, url string) *loaded {
+	t.Helper()
+	bctx, err := b.br.NewContext(playwright.BrowserNewContextOptions{Viewport: &playwright.Size{Width: 1280, Height: 720}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = bctx.Close() })
+	page, err := bctx.NewPage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cdp, err := bctx.NewCDPSession(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := page.Goto(url, playwright.PageGotoOptions{WaitUntil: playwright.WaitUntilStateLoad}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond)
+	res, err := cdp.Send("Page.getFrameTree", map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &loaded{page: page, cdp: cdp}
+	l.frameID, _ = dig(res, "frameTree", "frame", "id").(string)
+	res, err = cdp.Send("Page.createIsolatedWorld", map[string]any{"frameId": l.frameID, "worldName": "actionspace-test", "grantUniveralAccess": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.world, _ = dig(res, "executionContextId").(float64)
+	arg, _ := json.Marshal(dom.DefaultScriptOptions())
+	res, err = cdp.Send("Runtime.evaluate", map[string]any{
+		"expression": "(" + dom.Script() + "\n)(" + string(arg) + ")", "contextId": l.world, "returnByValue": true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	record, _ := dig(res, "result", "value").(string)
+	if l.capture, err = dom.Parse([]byte(record)); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func (l *loaded) input(t *testing.T) AXTreeInput {
+	sessions, detach := PageFrameSessions(l.page)
+	t.Cleanup(detach)
+	return AXTreeInput{
+		Session:      l.cdp,
+		Worlds:       []CaptureWorld{{Session: l.cdp, FrameID: l.frameID, Context: l.world}},
+		FrameSession: sessions,
+	}
+}
+
+func nearRect(a, b dom.Rect) bool {
+	for i := range a {
+		if math.Abs(a[i]-b[i]) > 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// TestTakeAXTree_Corpus: on every corpus page, every element the capture
+// recorded is resolved to its DOM node, and every node tied to a capture
+// element has that element's tag and box.
+func TestTakeAXTree_Corpus(t *testing.T) {
+	b := newTestBrowser(t)
+	srv, err := corpora.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	for _, url := range corpora.DefaultURLs(srv.URL) {
+		l := b.load(t, url)
+		rec, err := TakeAXTree(context.Background(), l.input(t))
+		if err != nil {
+			t.Fatalf("%s: %v", url, err)
+		}
+		if err := rec.Check(); err != nil {
+			t.Fatalf("%s: %v", url, err)
+		}
+		elements := 0
+		for _, n := range l.capture.Nodes {
+			if n.Kind == dom.ElementNode {
+				elements++
+			}
+		}
+		if m := rec.Match; m.Method != "ordinal" || m.Elements != elements || m.Resolved != elements || m.Mismatched != 0 {
+			t.Errorf("%s: match %+v, want all %d captured elements resolved", url, m, elements)
+		}
+		tied := 0
+		for i, n := range rec.Nodes {
+			if n.Capture < 0 {
+				continue
+			}
+			tied++
+			c := l.capture.Nodes[n.Capture]
+			if c.Tag != n.Tag {
+				t.Errorf("%s: node %d (%s %q) tied to a %s", url, i, n.Role, n.Name, c.Tag)
+			}
+			if n.Box != nil && c.Visible && !nearRect(*n.Box, c.Rect) {
+				t.Errorf("%s: node %d (%s %q) box %v, capture rect %v", url, i, n.Role, n.Name, *n.Box, c.Rect)
+			}
+		}
+		if tied < 10 {
+			t.Errorf("%s: only %d nodes tied to the capture", url, tied)
+		}
+	}
+}
+
+// TestTakeAXTree_Frames: a same-origin, a cross-origin and a cross-site
+// frame (its own process, with a frame nested in it), and shadow roots
+// with slots. Each frame's tree hangs below its Iframe node, its origin is
+// its element's content box, and nodes in frames get page boxes.
+func TestTakeAXTree_Frames(t *testing.T) {
+	b := newTestBrowser(t)
+	srv, err := corpora.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	l := b.load(t, srv.URL+"/fidelity/frames.html")
+	rec, err := TakeAXTree(context.Background(), l.input(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(rec.Frames), 5; got != want {
+		t.Fatalf("%d frames, want %d: %+v", got, want, rec.Frames)
+	}
+	wantOrigin := map[string][2]float64{
+		"/fidelity/frame/same.html":  {42, 262},
+		"/fidelity/frame/cross.html": {482, 262},
+		"/fidelity/frame/site.html":  {42, 462},
+		"/fidelity/frame/leaf.html":  {273, 503},
+	}
+	for i, f := range rec.Frames[1:] {
+		path := f.URL[strings.Index(f.URL, "/fidelity/"):]
+		if got, want := f.Origin, wantOrigin[path]; got != want {
+			t.Errorf("frame %s: origin %v, want %v", path, got, want)
+		}
+		if f.Missing != "" || f.Root < 0 || f.Owner < 0 || rec.Nodes[f.Owner].Role != "Iframe" || rec.Nodes[f.Root].Parent != f.Owner {
+			t.Errorf("frame %d %s: %+v: want its tree below its Iframe node", i+1, path, f)
+		}
+		if got, want := f.OutOfProcess, path == "/fidelity/frame/site.html"; got != want {
+			t.Errorf("frame %s: out of process %v, want %v", path, got, want)
+		}
+	}
+	// Boxes, by the page's absolute layout: frame origin + position.
+	want := map[string]dom.Rect{
+		"Before frames":       {40, 70, 160, 30},
+		"Outer shadow button": {40, 150, 180, 30},
+		"Inner shadow button": {240, 150, 180, 30},
+		"Slotted button":      {240, 190, 180, 30},
+		"Same-origin button":  {52, 342, 150, 30},
+		"Cross-site button":   {52, 542, 150, 30},
+		"After frames":        {40, 660, 160, 30},
+	}
+	for _, n := range rec.Nodes {
+		w, ok := want[n.Name]
+		if !ok || n.Role != "button" {
+			continue
+		}
+		delete(want, n.Name)
+		if n.Box == nil || !nearRect(*n.Box, w) {
+			t.Errorf("button %q: box %v, want %v", n.Name, n.Box, w)
+		}
+		// The capture walked the main document, its shadow roots and the
+		// same-origin frame: those buttons are tied to it.
+		tied := n.Name != "Cross-site button"
+		if got := n.Capture >= 0; got != tied {
+			t.Errorf("button %q: capture index %d, want tied %v", n.Name, n.Capture, tied)
+		} else if tied && l.capture.Nodes[n.Capture].Tag != "button" {
+			t.Errorf("button %q: tied to a %s", n.Name, l.capture.Nodes[n.Capture].Tag)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("buttons not in the tree: %v", want)
+	}
+	if m := rec.Match; m.Mismatched != 0 || m.Resolved == 0 || m.Resolved != m.Elements {
+		t.Errorf("match %+v: want every captured element resolved", m)
+	}
+
+	// A capture of the cross-site frame, in a world of its own process,
+	// stored from index base on: its buttons, and the one in the frame
+	// nested in it, are tied to that capture's elements.
+	var site string
+	for _, f := range rec.Frames {
+		if strings.HasSuffix(f.URL, "/fidelity/frame/site.html") {
+			site = f.ID
+		}
+	}
+	in := l.input(t)
+	s, err := in.FrameSession(site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Send("Page.createIsolatedWorld", map[string]any{"frameId": site, "worldName": "actionspace-test", "grantUniveralAccess": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	world, _ := dig(res, "executionContextId").(float64)
+	res, err = s.Send("Runtime.evaluate", map[string]any{"expression": "(" + dom.Script() + "\n)({})", "contextId": world, "returnByValue": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	record, _ := dig(res, "result", "value").(string)
+	fc, err := dom.Parse([]byte(record))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const base = 1000
+	in.Worlds = append(in.Worlds, CaptureWorld{Session: s, FrameID: site, Context: world, Base: base})
+	rec, err = TakeAXTree(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tied := map[string]string{}
+	for _, n := range rec.Nodes {
+		if n.Role == "button" && n.Capture >= base {
+			c := fc.Nodes[n.Capture-base]
+			tied[n.Name] = c.Tag
+		}
+	}
+	if got, want := fmt.Sprint(tied), "map[Cross-site button:button Nested:button]"; got != want {
+		t.Errorf("buttons tied to the frame's capture: %s, want %s", got, want)
+	}
+	if m := rec.Match; m.Mismatched != 0 || m.Resolved != m.Elements {
+		t.Errorf("match with two worlds %+v: want every captured element resolved", m)
+	}
+	// The same through an explicit index: the frame's nodes stored from
+	// 2000 on, backwards.
+	index := make([]int, len(fc.Nodes))
+	for i := range index {
+		index[i] = 2000 + len(fc.Nodes) - 1 - i
+	}
+	in.Worlds[1].Index = index
+	if rec, err = TakeAXTree(context.Background(), in); err != nil {
+		t.Fatal(err)
+	}
+	tied = map[string]string{}
+	for _, n := range rec.Nodes {
+		if n.Role == "button" && n.Capture >= 2000 {
+			tied[n.Name] = fc.Nodes[len(fc.Nodes)-1-(n.Capture-2000)].Tag
+		}
+	}
+	if got, want := fmt.Sprint(tied), "map[Cross-site button:button Nested:button]"; got != want {
+		t.Errorf("buttons tied through an index: %s, want %s", got, want)
+	}
+}
+
+// TestTakeAXTree_TooLarge: a page with more DOM nodes than MaxNodes gets
+// no tree.
+func TestTakeAXTree_TooLarge(t *testing.T) {
+	b := newTestBrowser(t)
+	srv, err := corpora.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	l := b.load(t, srv.URL+"/gen/table?rows=100")
+	in := l.input(t)
+	in.MaxNodes = 500
+	if _, err := TakeAXTree(context.Background(), in); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("TakeAXTree of a 100-row table with MaxNodes 500: %v, want ErrTooLarge", err)
+	}
+	in.MaxNodes = 0
+	if _, err := TakeAXTree(context.Background(), in); err != nil {
+		t.Errorf("with the default limit: %v", err)
+	}
+}
+
+// TestTakeAISnapshot_Scrolled: the snapshot's boxes are viewport-relative;
+// with the scroll offsets it keeps they land on the page boxes of the
+// accessibility tree.
+func TestTakeAISnapshot_Scrolled(t *testing.T) {
+	b := newTestBrowser(t)
+	srv, err := corpora.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	l := b.load(t, srv.URL+"/fidelity/viewport.html?scroll=1400")
+	ex, err := TakeExtras(context.Background(), l.page, l.input(t), true, true, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Snapshot.ScrollY != 1400 || ex.AXTree.Frames[0].Origin != [2]float64{0, 1400} {
+		t.Fatalf("scroll %v,%v and main origin %v, want 0,1400", ex.Snapshot.ScrollX, ex.Snapshot.ScrollY, ex.AXTree.Frames[0].Origin)
+	}
+	if ex.AXTreeTime <= 0 || ex.SnapshotTime <= 0 {
+		t.Errorf("times %v, %v: want both measured", ex.AXTreeTime, ex.SnapshotTime)
+	}
+	nodes, err := axtree.ParseSnapshot(ex.Snapshot.Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	boxes := axtree.PageBoxes(nodes, ex.Snapshot, ex.AXTree)
+	axBox := map[string]dom.Rect{}
+	for _, n := range ex.AXTree.Nodes {
+		if n.Box != nil && (n.Role == "button" || n.Role == "link") {
+			axBox[n.Role+" "+n.Name] = *n.Box
+		}
+	}
+	checked := 0
+	for i, n := range nodes {
+		w, ok := axBox[n.Role+" "+n.Name]
+		if !ok {
+			continue
+		}
+		checked++
+		if boxes[i] == nil || !nearRect(*boxes[i], w) {
+			t.Errorf("%s %q: snapshot page box %v, accessibility box %v", n.Role, n.Name, boxes[i], w)
+		}
+		if n.Ref == "" {
+			t.Errorf("%s %q: no ref", n.Role, n.Name)
+		}
+	}
+	if checked < 8 {
+		t.Errorf("checked %d controls, want all 8", checked)
+	}
+}
+
+// TestIdentityMethods compares, on the corpus, the identity resolution
+// TakeAXTree uses (element ordinals: one DOM snapshot and one script run
+// per world) with resolving each oracle-candidate node into the capture's
+// world (DOM.resolveNode, one call per node, then one script call), and
+// logs what each costs. Both must agree on every node they both resolve.
+func TestIdentityMethods(t *testing.T) {
+	b := newTestBrowser(t)
+	srv, err := corpora.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	var ordinalMs, plainMs, resolveMs []float64
+	for _, url := range corpora.DefaultURLs(srv.URL) {
+		l := b.load(t, url)
+		in := l.input(t)
+		plain := in
+		plain.Worlds = nil
+		// The first call turns the renderer's accessibility on, which
+		// costs the most: time the second of each.
+		var rec *axtree.Record
+		for round := range 2 {
+			start := time.Now()
+			if _, err := TakeAXTree(context.Background(), plain); err != nil {
+				t.Fatal(err)
+			}
+			if round == 1 {
+				plainMs = append(plainMs, msSince(start))
+			}
+			start = time.Now()
+			if rec, err = TakeAXTree(context.Background(), in); err != nil {
+				t.Fatal(err)
+			}
+			if round == 1 {
+				ordinalMs = append(ordinalMs, msSince(start))
+			}
+		}
+		// The other method, on the nodes an oracle would look up: those
+		// with a widget role or focusable, and a box.
+		var backends []int
+		var want []int
+		for _, n := range rec.Nodes {
+			if n.Backend != 0 && n.Frame == 0 && n.Box != nil && (n.Is("focusable") || strings.Contains(" button link textbox searchbox combobox checkbox radio switch tab slider spinbutton option ", " "+n.Role+" ")) {
+				backends = append(backends, n.Backend)
+				want = append(want, n.Capture)
+			}
+		}
+		start := time.Now()
+		got, err := resolveIndices(l.cdp, l.world, backends)
+		resolveMs = append(resolveMs, msSince(start))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: resolveNode gives %v, ordinals %v", url, got, want)
+		}
+	}
+	t.Logf("median ms per corpus page: TakeAXTree with ordinals %.1f, without identity %.1f; resolveNode per candidate node %.1f",
+		median(ordinalMs), median(plainMs), median(resolveMs))
+}
+
+// resolveIndices is the per-node method: each backend node resolved into
+// the capture's world, then looked up in its node list.
+func resolveIndices(cdp cdpSender, world float64, backends []int) ([]int, error) {
+	const group = "actionspace-identity"
+	defer func() { _, _ = cdp.Send("Runtime.releaseObjectGroup", map[string]any{"objectGroup": group}) }()
+	args := make([]any, 0, len(backends))
+	for _, be := range backends {
+		res, err := cdp.Send("DOM.resolveNode", map[string]any{"backendNodeId": be, "executionContextId": world, "objectGroup": group})
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, map[string]any{"objectId": dig(res, "object", "objectId")})
+	}
+	if len(args) == 0 {
+		return nil, nil
+	}
+	first, _ := args[0].(map[string]any)
+	res, err := cdp.Send("Runtime.callFunctionOn", map[string]any{
+		"functionDeclaration": `function(...els) {
+  const m = new Map(globalThis.` + dom.NodesGlobal + `.map((n, i) => [n, i]));
+  return els.map((e) => m.has(e) ? m.get(e) : -1);
+}`,
+		"objectId":      first["objectId"],
+		"arguments":     args,
+		"returnByValue": true,
+	})
+	if err != nil {
+		return nil, err
+	}
+	list, _ := dig(res, "result", "value").([]any)
+	out := make([]int, len(list))
+	for i, v := range list {
+		f, _ := v.(float64)
+		out[i] = int(f)
+	}
+	return out, nil
+}
+
+func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }

@@ -1,0 +1,159 @@
+package oracle
+
+import (
+	"strings"
+
+	"actionspace/dom"
+)
+
+// Miss reasons beyond the view's own exclusions (dom.Exclusion): the
+// element has no capture element to stand for it.
+const (
+	// NotCaptured: no capture element was found for it (a frame the
+	// capture did not reach, a closed shadow root, a node budget spent, or
+	// geometry that matched nothing).
+	NotCaptured = "not_captured"
+)
+
+// Score is the recall of one rendered space against the oracle.
+type Score struct {
+	// InWindow is the number of oracle elements whose box meets the
+	// space's window (oracle_in_window).
+	InWindow int
+	// Handled is how many of them got a handle in the space.
+	Handled int
+	// Handles is the number of handles the space has (IDs, refs, node
+	// ids), and Extra how many of them stand for no oracle element
+	// (extra_handles).
+	Handles, Extra int
+}
+
+// Recall returns Handled / InWindow, and false when no oracle element is
+// in the window (recall is then undefined: store null).
+func (s Score) Recall() (float64, bool) {
+	if s.InWindow == 0 {
+		return 0, false
+	}
+	return float64(s.Handled) / float64(s.InWindow), true
+}
+
+// Miss is an oracle element inside a space's window that got no handle,
+// and why: a row a table can hold.
+type Miss struct {
+	// Element is the index in Oracle.Elements.
+	Element int
+	Role    string
+	Name    string
+	Box     dom.Rect
+	// Capture is the capture element it was tied to (-1 for none).
+	Capture int
+	// Reason is a dom.Exclusion value (outside_window, occluded,
+	// modal_backdrop, nested, hidden, disabled, not_interactive) or
+	// NotCaptured.
+	Reason string
+}
+
+// Extra is a handle of a space that stands for no oracle element, and
+// why the capture thought it interactive: a row a table can hold.
+type Extra struct {
+	// ID is the handle ("M3").
+	ID string
+	// Capture is the element's index in the capture.
+	Capture int
+	Tag     string
+	Role    string
+	// Reason is the element's strongest interactivity signal, in the
+	// capture's order: tag, editable, role, tabindex, handler, cursor,
+	// haspopup, label.
+	Reason string
+	// Signals are all of them, comma-separated.
+	Signals string
+}
+
+// Result is the recall of an actionspace view with its misses and extra
+// handles.
+type Result struct {
+	Score  Score
+	Misses []Miss
+	Extras []Extra
+}
+
+// InWindow returns the indices of the elements whose box meets win.
+func (o *Oracle) InWindow(win dom.Rect) []int {
+	var out []int
+	for k := range o.Elements {
+		if o.Elements[k].Box.Intersects(win) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// ScoreHandled scores a space of another format: handled[k] tells whether
+// oracle element k got a handle, handles is how many handles the space
+// has and matched how many of those stand for an oracle element.
+func (o *Oracle) ScoreHandled(win dom.Rect, handled []bool, handles, matched int) Score {
+	s := Score{Handles: handles, Extra: handles - matched}
+	for _, k := range o.InWindow(win) {
+		s.InWindow++
+		if k < len(handled) && handled[k] {
+			s.Handled++
+		}
+	}
+	return s
+}
+
+// View scores an actionspace view (fast or deep mode: the IDs are the
+// same). An oracle element is handled when its capture element has an ID,
+// or a label of it does (the label stands for its control). Misses carry
+// the view's reason; extra handles are IDs whose element no oracle
+// element is tied to.
+func (o *Oracle) View(v *dom.View) Result {
+	nodes := v.Tree.Capture.Nodes
+	// has[i]: element i has an ID, itself or through a label with one (a
+	// label stands for its control).
+	has := make(map[int]bool, len(v.Items))
+	for _, it := range v.Items {
+		if it.IsAction() {
+			has[it.Node] = true
+			if nd := &nodes[it.Node]; nd.Tag == "label" && nd.LabelFor > 0 {
+				has[nd.LabelFor] = true
+			}
+		}
+	}
+	var res Result
+	why := v.Why()
+	for _, k := range o.InWindow(v.Window) {
+		e := &o.Elements[k]
+		res.Score.InWindow++
+		if e.Capture >= 0 && has[e.Capture] {
+			res.Score.Handled++
+			continue
+		}
+		m := Miss{Element: k, Role: e.Role, Name: e.Name, Box: e.Box, Capture: e.Capture, Reason: NotCaptured}
+		if e.Capture >= 0 {
+			m.Reason = string(why[e.Capture])
+		}
+		res.Misses = append(res.Misses, m)
+	}
+	for _, it := range v.Items {
+		if !it.IsAction() {
+			continue
+		}
+		res.Score.Handles++
+		nd := &nodes[it.Node]
+		if len(o.byCapture[it.Node]) > 0 || (nd.Tag == "label" && nd.LabelFor > 0 && len(o.byCapture[nd.LabelFor]) > 0) {
+			continue
+		}
+		res.Score.Extra++
+		reason := ""
+		if len(nd.Signals) > 0 {
+			reason = nd.Signals[0]
+		}
+		res.Extras = append(res.Extras, Extra{
+			ID: it.ID, Capture: it.Node, Tag: nd.Tag, Role: it.Role,
+			Reason: reason, Signals: strings.Join(nd.Signals, ","),
+		})
+	}
+	return res
+}
