@@ -16,6 +16,16 @@
 //     labels, modal dialogs and the text policy, and assigns IDs (B1, I1,
 //     L1 …) in document order with one counter per letter.
 //
+// Every size the page decides is bounded in the capture ([ScriptOptions]:
+// nodes, characters, title, URL, attributes per element, names, values,
+// texts, options), and [PageInfo.Capped] says which bounds a capture hit.
+// Password values and the values of hidden inputs (CSRF tokens) never
+// leave the page.
+//
+// Each element has a short locator ([Tree.Locator]): XPath segments, one
+// per document or shadow root, anchored at unique ids where there are
+// some, at most [DefaultMaxLocator] bytes.
+//
 // Everything after the capture is pure and deterministic: the same capture
 // and options always give the same view, so a stored capture can be
 // re-rendered years later, byte for byte.
