@@ -115,6 +115,16 @@ func (o ScriptOptions) Validate() error {
 	return nil
 }
 
+// KeptAttributes returns the attributes the capture records of every
+// element that has them, even past [ScriptOptions.MaxAttrs]: those the
+// roles, the renderers and the locators read. (capture.js holds the same
+// list; a test keeps them in step.)
+func KeptAttributes() []string {
+	return []string{"id", "role", "type", "name", "href", "src", "alt", "title", "value", "placeholder",
+		"aria-label", "aria-expanded", "aria-checked", "aria-selected", "checked", "selected", "multiple",
+		"size", "list", "action"}
+}
+
 // ElementsGlobal is the global variable in which the capture script leaves
 // the recorded nodes when [ScriptOptions.KeepElements] is set.
 const ElementsGlobal = "__actionspaceElements"

@@ -47,6 +47,8 @@
   const KEEP = new Set(["id", "role", "type", "name", "href", "src", "alt", "title", "value", "placeholder",
     "aria-label", "aria-expanded", "aria-checked", "aria-selected", "checked", "selected", "multiple",
     "size", "list", "action"]);
+  // RULES: the attributes whose values the rules below read.
+  const RULES = new Set(["role", "tabindex", "aria-hidden", "aria-disabled", "aria-modal", "aria-haspopup", "type", "id"]);
   const HTML_NS = "http://www.w3.org/1999/xhtml";
   const INF = 1e9;
 
@@ -238,23 +240,35 @@
         ariaModal = false, hasPopup = false, href = false, typeAttr = null, idAttr = null;
       // (getAttributeNames is several times faster than iterating
       // el.attributes, which makes an Attr object per attribute)
+      // getAttribute searches the attribute list from its start, so on an
+      // element with many attributes only the first ones recorded and the
+      // few the rules and the Go side read are looked up: a read of every
+      // value would cost the square of their number.
+      const names = el.getAttributeNames();
+      const many = names.length > maxAttrs;
       let exact = null;
-      for (const name of el.getAttributeNames()) {
+      for (const name of names) {
+        const hidden = secret && name === "value";
+        const record = !hidden && name.length <= nameCap && (attrs.length < maxAttrs || KEEP.has(name));
+        if (!hidden && !record) capped.add(name.length > nameCap ? "names" : "attributes");
+        if (name === "href") href = true;
+        else if (HANDLERS.has(name)) handler = true;
+        if (!record && !RULES.has(name)) continue;
         let value = el.getAttribute(name);
         if (value === null) {
-          // a name getAttribute lowercases: read them all by exact name,
-          // once per element
-          if (!exact) { exact = new Map(); for (const a of el.attributes) exact.set(a.name, a.value); }
+          // a name getAttribute lowercases: read them by exact name (not
+          // on an element with many attributes, where that costs the
+          // square of their number)
+          if (!exact) {
+            exact = new Map();
+            if (!many) for (const a of el.attributes) exact.set(a.name, a.value);
+          }
           value = exact.get(name) || "";
         }
-        if (!(secret && name === "value")) {
-          if (name.length > nameCap) capped.add("names");
-          else if (attrs.length >= maxAttrs && !KEEP.has(name)) capped.add("attributes");
-          else {
-            const v = cut(value, attrCap, "values");
-            chars += name.length + v.length;
-            attrs.push([name, v]);
-          }
+        if (record) {
+          const v = cut(value, attrCap, "values");
+          chars += name.length + v.length;
+          attrs.push([name, v]);
         }
         switch (name) {
           case "role": roleAttr = value; break;
@@ -263,10 +277,8 @@
           case "aria-disabled": ariaDisabled = value === "true"; break;
           case "aria-modal": ariaModal = value === "true"; break;
           case "aria-haspopup": hasPopup = value !== "false"; break;
-          case "href": href = true; break;
           case "type": typeAttr = value.toLowerCase(); break;
           case "id": idAttr = value; break;
-          default: if (HANDLERS.has(name)) handler = true;
         }
       }
       const inert = (flags & INERT) !== 0 || el.inert;
@@ -470,11 +482,20 @@
     }
     return h.risky;
   };
-  // within reports whether node a is node i or one of its ancestors
-  // (parents have smaller indices than their children).
+  // within reports whether node a is node i or one of its ancestors: the
+  // nodes are in pre-order, so a's subtree is the run from a to last[a]
+  // (a walk up the parents would cost the depth, for every box).
+  let last = null;
   const within = (a, i) => {
-    while (i > a) i = nodes[i].p;
-    return i === a;
+    if (!last) {
+      last = new Int32Array(nodes.length);
+      for (let k = nodes.length - 1; k >= 0; k--) {
+        if (last[k] < k) last[k] = k;
+        const p = nodes[k].p;
+        if (p >= 0 && last[p] < last[k]) last[p] = last[k];
+      }
+    }
+    return a <= i && i <= last[a];
   };
   const alone = (h, index, cx, cy) => {
     const b = h.boxes;

@@ -70,7 +70,9 @@ func startChromium(t *testing.T) *chromium {
 	return c
 }
 
-// load navigates to url and waits for the load event.
+// load navigates to url, waits for the load event, then for the DOM to
+// stay unchanged for 300 ms (at most 5 s): pages that render after load
+// must not change between a capture and the checks that follow it.
 func (c *chromium) load(t *testing.T, url string, timeout time.Duration) {
 	t.Helper()
 	if _, err := c.page.Goto(url, playwright.PageGotoOptions{
@@ -79,6 +81,14 @@ func (c *chromium) load(t *testing.T, url string, timeout time.Duration) {
 	}); err != nil {
 		t.Fatalf("load %s: %v", url, err)
 	}
+	c.eval(t, c.world(t), `new Promise((resolve) => {
+  let timer = 0;
+  const obs = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(done, 300); });
+  const done = () => { obs.disconnect(); resolve(true); };
+  obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  timer = setTimeout(done, 300);
+  setTimeout(done, 5000);
+})`)
 }
 
 // world creates an isolated world in the main frame's document and
@@ -148,8 +158,10 @@ func (c *chromium) capture(t *testing.T, world float64, opts ScriptOptions) ([]b
 // badLocators resolves the locator of every element of tree that has one
 // with LocateScript, in the world (or frame) where the capture ran with
 // KeepElements, and returns a line for each that does not match exactly
-// its element. Elements with signals must have a locator.
-func badLocators(t *testing.T, tree *Tree, eval func(expr string) any) []string {
+// its element. Elements with signals must have a locator. limit > 0
+// resolves that many locators only, spread evenly over the elements, for
+// pages where each resolution costs the size of the page.
+func badLocators(t *testing.T, tree *Tree, limit int, eval func(expr string) any) []string {
 	t.Helper()
 	nodes := tree.Capture.Nodes
 	var pairs [][2]any
@@ -169,6 +181,13 @@ func badLocators(t *testing.T, tree *Tree, eval func(expr string) any) []string 
 			bad = append(bad, fmt.Sprintf("node %d: locator of %d bytes", i, len(loc)))
 		}
 		pairs = append(pairs, [2]any{i, loc})
+	}
+	if limit > 0 && len(pairs) > limit {
+		sample := make([][2]any, 0, limit)
+		for k := range limit {
+			sample = append(sample, pairs[k*(len(pairs)-1)/(limit-1)])
+		}
+		pairs = sample
 	}
 	list, err := json.Marshal(pairs)
 	if err != nil {

@@ -172,6 +172,12 @@ func (t *Tree) segment(e, maxBytes int) (seg segment, host int, ok bool) {
 				steps = append(steps, st)
 			}
 		}
+		if !building {
+			// the path is settled (or given up): skip to the tree's top
+			if j = t.top[j]; j < 0 {
+				return segment{}, -1, false
+			}
+		}
 		parent, top, host, known := t.lightParent(j)
 		if !known {
 			return segment{}, -1, false

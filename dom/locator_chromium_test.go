@@ -29,10 +29,10 @@ func TestLocator_ResolvesInChromium(t *testing.T) {
 		world := c.world(t)
 		_, capt := c.capture(t, world, opts)
 		tree := NewTree(capt)
-		bad := badLocators(t, tree, func(expr string) any { return c.eval(t, world, expr) })
+		bad := badLocators(t, tree, 0, func(expr string) any { return c.eval(t, world, expr) })
 		checked := 0
 		for f, fc := range c.frameCaptures(t, opts) {
-			bad = append(bad, badLocators(t, NewTree(fc), evalIn(t, f))...)
+			bad = append(bad, badLocators(t, NewTree(fc), 0, evalIn(t, f))...)
 			checked += len(fc.Nodes)
 		}
 		for _, b := range bad {

@@ -73,6 +73,10 @@ type Tree struct {
 	// alone[i] tells that it is the only one.
 	pos   []int
 	alone []bool
+	// top[i] is the top element of the tree (document or shadow root)
+	// element i belongs to, -1 when the capture cannot tell (see
+	// Tree.lightParent).
+	top []int
 }
 
 // NewTree derives the shared per-capture data.
@@ -88,6 +92,7 @@ func NewTree(c *Capture) *Tree {
 		roles:     make([]string, n),
 		pos:       make([]int, n),
 		alone:     make([]bool, n),
+		top:       make([]int, n),
 	}
 	type step struct {
 		parent int
@@ -128,8 +133,18 @@ func NewTree(c *Capture) *Tree {
 		t.candidate[i] = len(nd.Signals) > 0 && nd.Disabled == "" && nd.Visible
 	}
 	for i := range c.Nodes {
-		if nd := &c.Nodes[i]; nd.Kind == ElementNode {
-			t.alone[i] = seen[step{nd.Parent, nd.Tag}] == 1
+		nd := &c.Nodes[i]
+		if nd.Kind != ElementNode {
+			continue
+		}
+		t.alone[i] = seen[step{nd.Parent, nd.Tag}] == 1
+		switch parent, top, _, known := t.lightParent(i); {
+		case !known:
+			t.top[i] = -1
+		case top:
+			t.top[i] = i
+		default:
+			t.top[i] = t.top[parent]
 		}
 	}
 	return t
