@@ -131,11 +131,13 @@ func startAttackPage(w http.ResponseWriter, title string) *bufio.Writer {
 }
 
 // attackFrame is one frame of /attacks/frames: AttackFrameNodes elements
-// in rows of 100, the first of each ten rows' elements buttons.
+// in rows of 100, the first of each ten rows' elements buttons. The
+// document ends with its last element (no white space after it), so that a
+// capture of exactly its nodes is not cut.
 func attackFrame(w http.ResponseWriter, r *http.Request) {
 	n := r.URL.Query().Get("n")
 	bw := startAttackPage(w, "Frame "+n)
-	fmt.Fprintf(bw, "<p>Frame %s</p>\n", html.EscapeString(n))
+	fmt.Fprintf(bw, "<p>Frame %s</p>", html.EscapeString(n))
 	for row := 0; row < AttackFrameNodes/100; row++ {
 		bw.WriteString("<div>")
 		for k := 0; k < 99; k++ {
@@ -145,9 +147,9 @@ func attackFrame(w http.ResponseWriter, r *http.Request) {
 				bw.WriteString("<i></i>")
 			}
 		}
-		bw.WriteString("</div>\n")
+		bw.WriteString("</div>")
 	}
-	bw.WriteString("</body></html>\n")
+	bw.WriteString("</body></html>")
 	bw.Flush()
 }
 
