@@ -74,12 +74,7 @@ func AttackPaths() []string { return append([]string(nil), attackPaths...) }
 
 // AttackURLs returns base joined with each of [AttackPaths].
 func AttackURLs(base string) []string {
-	base = strings.TrimRight(base, "/")
-	urls := make([]string, len(attackPaths))
-	for i, p := range attackPaths {
-		urls[i] = base + p
-	}
-	return urls
+	return joinURLs(base, attackPaths)
 }
 
 // mountAttacks adds the attack pages to mux; altOrigin is the origin the

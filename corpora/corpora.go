@@ -272,8 +272,12 @@ func DefaultPaths() []string {
 // DefaultURLs(srv.URL) for a server from [Start]. A trailing slash on base is
 // ignored.
 func DefaultURLs(base string) []string {
+	return joinURLs(base, DefaultPaths())
+}
+
+// joinURLs joins base, without its trailing slashes, with each path.
+func joinURLs(base string, paths []string) []string {
 	base = strings.TrimRight(base, "/")
-	paths := DefaultPaths()
 	urls := make([]string, len(paths))
 	for i, p := range paths {
 		urls[i] = base + p

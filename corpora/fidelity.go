@@ -69,12 +69,7 @@ func FidelityPaths() []string { return slices.Clone(fidelityPaths) }
 
 // FidelityURLs returns base joined with each of [FidelityPaths].
 func FidelityURLs(base string) []string {
-	base = strings.TrimRight(base, "/")
-	urls := make([]string, len(fidelityPaths))
-	for i, p := range fidelityPaths {
-		urls[i] = base + p
-	}
-	return urls
+	return joinURLs(base, fidelityPaths)
 }
 
 // serveFidelity serves the files under site/fidelity/, with the
