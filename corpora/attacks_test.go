@@ -4,31 +4,15 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strings"
 	"testing"
 )
 
 func TestAttackPaths(t *testing.T) {
-	paths := AttackPaths()
-	if len(paths) != 6 {
-		t.Errorf("%d attack paths, want 6", len(paths))
+	if n := len(AttackPaths()); n != 6 {
+		t.Errorf("%d attack paths, want 6", n)
 	}
-	for _, p := range paths {
-		if !strings.HasPrefix(p, AttackPrefix) {
-			t.Errorf("%s: not under %s", p, AttackPrefix)
-		}
-		if slices.Contains(DefaultPaths(), p) {
-			t.Errorf("%s is in the default crawl list", p)
-		}
-	}
-	paths[0] = "changed"
-	if AttackPaths()[0] == "changed" {
-		t.Error("AttackPaths returns its own slice")
-	}
-	if got, want := AttackURLs("http://h:1/")[2], "http://h:1/attacks/title"; got != want {
-		t.Errorf("AttackURLs()[2] = %q, want %q", got, want)
-	}
+	checkPathList(t, AttackPaths, AttackURLs, AttackPrefix)
 }
 
 // TestHandler_Attacks checks that each attack page is served with the size
