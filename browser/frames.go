@@ -37,10 +37,12 @@ func (p *pwPage) stitchFrames(ctx context.Context, tab *pwTab, world float64, ra
 	if err != nil {
 		return record
 	}
-	fc := &frameCapturer{p: p, tab: tab, url: rawURL, sessions: map[string]playwright.CDPSession{}}
+	fc := &frameCapturer{p: p, tab: tab, url: rawURL, sessions: map[string]playwright.CDPSession{},
+		nodes: len(c.Nodes), chars: c.Page.Chars}
 	defer fc.close()
+	capped := len(c.Page.Capped)
 	fc.captureFrames(ctx, tab.cdp, world, c, 1)
-	if c.Page.FramesStitched == 0 {
+	if c.Page.FramesStitched == 0 && len(c.Page.Capped) == capped {
 		return record
 	}
 	// As the script writes it: no HTML escaping of <, > and &.
@@ -63,7 +65,18 @@ type frameCapturer struct {
 	// id, opened on first need (nil until then) and detached by close.
 	sessions map[string]playwright.CDPSession
 	listed   bool
+	// nodes and chars count what the page's captures hold so far, the
+	// top document's and every frame's: the capture's node and character
+	// budgets cover them all.
+	nodes, chars int
 }
+
+// budgetSpent is why a frame is left out when the page's captures already
+// hold the capture's budget of nodes or characters: the cap it names
+// (dom.CapNodes, dom.CapChars).
+type budgetSpent string
+
+func (b budgetSpent) Error() string { return "capture budget spent: " + string(b) }
 
 // captureFrames captures the rendered cross-origin frames of c, whose
 // script ran in world of session cdp, and stitches them into c.
@@ -77,7 +90,12 @@ func (fc *frameCapturer) captureFrames(ctx context.Context, cdp playwright.CDPSe
 		if ctx.Err() != nil {
 			return
 		}
-		f, err := fc.captureFrame(ctx, cdp, world, n.CrossOrigin, depth, len(c.Nodes))
+		f, err := fc.captureFrame(ctx, cdp, world, n.CrossOrigin, depth)
+		var spent budgetSpent
+		if errors.As(err, &spent) {
+			c.Page.Cap(string(spent)) // and truncated: the page holds more than the capture
+			break
+		}
 		if err != nil {
 			fc.p.log.Debug("cross-origin frame not captured", logURL, fc.url, logFrame, n.CrossOrigin, logError, err)
 			continue
@@ -91,9 +109,9 @@ func (fc *frameCapturer) captureFrames(ctx context.Context, cdp playwright.CDPSe
 
 // captureFrame captures cross-origin frame number num of the capture that
 // ran in world, and, below maxFrameDepth, the cross-origin frames inside
-// it. have is the number of nodes captured so far, which counts against
-// the node budget.
-func (fc *frameCapturer) captureFrame(ctx context.Context, cdp playwright.CDPSession, world float64, num, depth, have int) (*dom.Capture, error) {
+// it, with what is left of the budgets; a budgetSpent error when nothing
+// is.
+func (fc *frameCapturer) captureFrame(ctx context.Context, cdp playwright.CDPSession, world float64, num, depth int) (*dom.Capture, error) {
 	frameID, err := frameIDOf(cdp, world, num)
 	if err != nil {
 		return nil, err
@@ -112,8 +130,13 @@ func (fc *frameCapturer) captureFrame(ctx context.Context, cdp playwright.CDPSes
 	}
 	arg := fc.p.arg
 	if opts, ok := fc.p.scriptArg.(dom.ScriptOptions); ok {
-		if opts.MaxNodes -= have; opts.MaxNodes <= 0 {
-			return nil, errors.New("node budget spent")
+		opts.MaxNodes -= fc.nodes
+		opts.MaxChars -= fc.chars
+		if opts.MaxNodes <= 0 {
+			return nil, budgetSpent(dom.CapNodes)
+		}
+		if opts.MaxChars <= 0 {
+			return nil, budgetSpent(dom.CapChars)
 		}
 		b, err := json.Marshal(opts)
 		if err != nil {
@@ -133,8 +156,14 @@ func (fc *frameCapturer) captureFrame(ctx context.Context, cdp playwright.CDPSes
 	if err != nil {
 		return nil, err
 	}
-	if f.Page.CrossOriginFrames > 0 && depth < maxFrameDepth {
-		fc.captureFrames(ctx, fcdp, fworld, f, depth+1)
+	fc.nodes += len(f.Nodes)
+	fc.chars += f.Page.Chars
+	if f.Page.CrossOriginFrames > 0 {
+		if depth < maxFrameDepth {
+			fc.captureFrames(ctx, fcdp, fworld, f, depth+1)
+		} else {
+			f.Page.Cap(dom.CapFrames)
+		}
 	}
 	return f, nil
 }

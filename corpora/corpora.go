@@ -36,7 +36,8 @@ const (
 // path is a file of the site (404 Not Found when there is none), and
 // /gen/table?rows=N is a generated table (see [DefaultTableRows] and
 // [MaxTableRows]). Paths under [FaultPrefix] are the fault pages (see
-// [FaultPaths]). Every response has a Content-Type with a charset where the
+// [FaultPaths]), paths under [AttackPrefix] the attack pages (see
+// [AttackPaths]). Every response has a Content-Type with a charset where the
 // type is text. The handler is safe for concurrent use and shares no state
 // with other handlers.
 func Handler() http.Handler { return newHandler("", "") }
@@ -47,6 +48,7 @@ func newHandler(altOrigin, altSite string) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /gen/table", serveTable)
 	mountFaults(mux)
+	mountAttacks(mux, altOrigin)
 	mux.HandleFunc("GET "+FidelityPrefix, serveFidelity(altOrigin, altSite))
 	mux.HandleFunc("GET /", serveSite)
 	return mux
@@ -270,8 +272,12 @@ func DefaultPaths() []string {
 // DefaultURLs(srv.URL) for a server from [Start]. A trailing slash on base is
 // ignored.
 func DefaultURLs(base string) []string {
+	return joinURLs(base, DefaultPaths())
+}
+
+// joinURLs joins base, without its trailing slashes, with each path.
+func joinURLs(base string, paths []string) []string {
 	base = strings.TrimRight(base, "/")
-	paths := DefaultPaths()
 	urls := make([]string, len(paths))
 	for i, p := range paths {
 		urls[i] = base + p

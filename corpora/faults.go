@@ -94,12 +94,7 @@ func FaultPaths() []string { return append([]string(nil), faultPaths...) }
 
 // FaultURLs returns base joined with each of [FaultPaths].
 func FaultURLs(base string) []string {
-	base = strings.TrimRight(base, "/")
-	urls := make([]string, len(faultPaths))
-	for i, p := range faultPaths {
-		urls[i] = base + p
-	}
-	return urls
+	return joinURLs(base, faultPaths)
 }
 
 // mountFaults adds the fault pages to mux.

@@ -13,24 +13,33 @@ import (
 )
 
 func TestFaultPaths(t *testing.T) {
-	paths := FaultPaths()
-	if len(paths) < 20 {
-		t.Errorf("%d fault paths, want at least 20", len(paths))
+	if n := len(FaultPaths()); n < 20 {
+		t.Errorf("%d fault paths, want at least 20", n)
 	}
+	checkPathList(t, FaultPaths, FaultURLs, FaultPrefix)
+}
+
+// checkPathList checks a list of extra pages: every path under prefix and
+// out of the default crawl list, a fresh slice on each call, and urls
+// joining a base with each path.
+func checkPathList(t *testing.T, list func() []string, urls func(string) []string, prefix string) {
+	t.Helper()
+	paths := list()
 	for _, p := range paths {
-		if !strings.HasPrefix(p, FaultPrefix) {
-			t.Errorf("%s: not under %s", p, FaultPrefix)
+		if !strings.HasPrefix(p, prefix) {
+			t.Errorf("%s: not under %s", p, prefix)
 		}
 		if slices.Contains(DefaultPaths(), p) {
 			t.Errorf("%s is in the default crawl list", p)
 		}
 	}
-	paths[0] = "changed"
-	if FaultPaths()[0] == "changed" {
-		t.Error("FaultPaths returns its own slice")
+	want := "http://h:1" + paths[len(paths)-1]
+	paths[len(paths)-1] = "changed"
+	if list()[len(paths)-1] == "changed" {
+		t.Error("the list function returns its own slice")
 	}
-	if got, want := FaultURLs("http://h:1/")[1], "http://h:1/faults/drip"; got != want {
-		t.Errorf("FaultURLs()[1] = %q, want %q", got, want)
+	if got := urls("http://h:1/"); len(got) != len(paths) || got[len(got)-1] != want {
+		t.Errorf("URLs = %v, want the last one %q", got, want)
 	}
 }
 

@@ -39,6 +39,7 @@ var fidelityPaths = []string{
 	"/fidelity/forms.html",
 	"/fidelity/hostile.html",
 	"/fidelity/clean.html",
+	"/fidelity/locators.html",
 }
 
 // FidelityPaths returns the paths of the fidelity pages, each starting with
@@ -58,17 +59,17 @@ var fidelityPaths = []string{
 //   - rules.html: the interactivity rules;
 //   - forms.html: password fields and form state set by script;
 //   - hostile.html and clean.html: twins with the same DOM, the first one
-//     overriding built-ins before it loads.
+//     overriding built-ins before it loads;
+//   - locators.html: what makes locators hard: ids carried twice, with
+//     spaces or quotes, SVG and foreignObject, tag names no XPath name
+//     test holds, slots that reorder a host's children, ids reused across
+//     a shadow root and a frame, and a chain deeper than a locator's
+//     budget.
 func FidelityPaths() []string { return slices.Clone(fidelityPaths) }
 
 // FidelityURLs returns base joined with each of [FidelityPaths].
 func FidelityURLs(base string) []string {
-	base = strings.TrimRight(base, "/")
-	urls := make([]string, len(fidelityPaths))
-	for i, p := range fidelityPaths {
-		urls[i] = base + p
-	}
-	return urls
+	return joinURLs(base, fidelityPaths)
 }
 
 // serveFidelity serves the files under site/fidelity/, with the

@@ -332,8 +332,9 @@ type Action struct {
 	Kind string `parquet:"kind"`
 	// Name is the element's accessible name as rendered in the text.
 	Name string `parquet:"name"`
-	// Locator finds the element again in a live page (an XPath or CSS path,
-	// as the capture produced it).
+	// Locator finds the element again in a live page: XPath segments, one
+	// per document or shadow root, joined by " >> " (see dom.Tree.Locator);
+	// at most 256 bytes, empty when none fits.
 	Locator string `parquet:"locator"`
 	// X is the left edge of the element's bounding box, in page coordinates
 	// (CSS pixels from the document's left edge).

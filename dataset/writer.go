@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
@@ -58,9 +57,14 @@ var errClosed = errors.New("dataset writer already closed")
 // process killed mid-run leaves at most a temporary file, which the next
 // Create at the same path overwrites.
 //
-// Every column is compressed with zstd. Columns whose field is tagged
-// `dataset:"blob"` (HTML, texts, captures) get no min/max statistics, which
-// would otherwise copy whole values into page headers and the footer.
+// Every column is compressed with zstd. No value a page controls can
+// inflate the footer or the page headers: string and byte columns carry no
+// statistics in their page headers, and their min and max statistics, in
+// the footer and in the page index, are cut to MaxStatBytes (a cut min is
+// a prefix of the true one, a cut max the prefix with its last byte
+// raised, so both still bound the values). parquet-go cuts the page index
+// itself; the footer's statistics are cut on Close, which rewrites the
+// footer.
 //
 // A Writer is not safe for concurrent use. After a write error, every method
 // but Abort returns that error.
@@ -91,16 +95,20 @@ func Create[T any](path string, meta Metadata, cfg WriterConfig) (*Writer[T], er
 		return nil, fmt.Errorf("create dataset %s: row type %v is not a struct", path, rowType)
 	}
 
-	opts := []parquet.WriterOption{parquet.Compression(&zstd.Codec{})}
+	opts := []parquet.WriterOption{
+		parquet.Compression(&zstd.Codec{}),
+		parquet.ColumnIndexSizeLimit(func([]string) int { return MaxStatBytes }),
+	}
 	for _, kv := range meta.keyValues(time.Now()) {
 		opts = append(opts, parquet.KeyValueMetadata(kv[0], kv[1]))
 	}
-	for _, name := range blobColumns(rowType) {
-		opts = append(opts, parquet.SkipPageStatistics(name), parquet.SkipPageBounds(name))
+	for _, path := range byteColumns(parquet.SchemaOf(reflect.New(rowType).Interface())) {
+		opts = append(opts, parquet.SkipPageStatistics(path...))
 	}
 
 	tmp := path + TempSuffix
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	// read and write: Close reads the footer back to cut its statistics
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("create dataset: %w", err)
 	}
@@ -113,21 +121,20 @@ func Create[T any](path string, meta Metadata, cfg WriterConfig) (*Writer[T], er
 	}, nil
 }
 
-// blobColumns returns the column names of the top-level fields of t tagged
-// `dataset:"blob"`.
-func blobColumns(t reflect.Type) []string {
-	var names []string
-	for f := range t.Fields() {
-		if f.Tag.Get("dataset") != "blob" {
+// byteColumns returns the paths of the string and byte columns of schema,
+// nested ones included.
+func byteColumns(schema *parquet.Schema) [][]string {
+	var out [][]string
+	for _, path := range schema.Columns() {
+		leaf, ok := schema.Lookup(path...)
+		if !ok {
 			continue
 		}
-		name, _, _ := strings.Cut(f.Tag.Get("parquet"), ",")
-		if name == "" {
-			name = f.Name
+		if k := leaf.Node.Type().Kind(); k == parquet.ByteArray || k == parquet.FixedLenByteArray {
+			out = append(out, path)
 		}
-		names = append(names, name)
 	}
-	return names
+	return out
 }
 
 // Path returns the final path of the file, where it appears on Close.
@@ -207,6 +214,9 @@ func (w *Writer[T]) Close() error {
 func (w *Writer[T]) finish() error {
 	if err := w.pw.Close(); err != nil {
 		return fmt.Errorf("close dataset %s: write footer: %w", w.tmp, err)
+	}
+	if err := cutFooterStatistics(w.f, MaxStatBytes); err != nil {
+		return fmt.Errorf("close dataset %s: %w", w.tmp, err)
 	}
 	if err := w.f.Sync(); err != nil {
 		return fmt.Errorf("close dataset: %w", err)

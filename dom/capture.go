@@ -1,11 +1,13 @@
 package dom
 
 import (
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 )
 
 //go:embed capture.js
@@ -35,22 +37,51 @@ const CaptureVersion = 1
 // Defaults for [ScriptOptions].
 const (
 	DefaultMaxNodes  = 200000
+	DefaultMaxChars  = 8000000
 	DefaultAttrCap   = 200
+	DefaultMaxAttrs  = 64
+	DefaultNameCap   = 100
 	DefaultTextCap   = 2000
 	DefaultOptionCap = 50
+	DefaultTitleCap  = 1000
+	DefaultURLCap    = 8192
 )
 
-// ScriptOptions bound the work and output size of the capture script.
+// ScriptOptions bound the work and output size of the capture script:
+// every size the page decides has a cap here, and [PageInfo.Capped] names
+// the caps a capture hit. Lengths are in characters (UTF-16 code units, as
+// JavaScript counts them). Zero means the field's default.
 type ScriptOptions struct {
 	// MaxNodes stops the walk after this many nodes; the capture is then
-	// marked truncated. Zero means DefaultMaxNodes.
+	// marked truncated ([CapNodes]). Zero means DefaultMaxNodes.
 	MaxNodes int `json:"maxNodes"`
-	// AttrCap caps every attribute value, in characters.
+	// MaxChars stops the walk once the strings recorded (texts, tag and
+	// attribute names, values, option labels) hold this many characters;
+	// the capture is then marked truncated ([CapChars]). With MaxNodes it
+	// bounds the size of the record. Zero means DefaultMaxChars.
+	MaxChars int `json:"maxChars"`
+	// AttrCap caps every attribute value, form control value and option
+	// label ([CapValues]). Zero means DefaultAttrCap.
 	AttrCap int `json:"attrCap"`
-	// TextCap caps every text node, in characters.
+	// MaxAttrs caps the attributes recorded per element ([CapAttributes]);
+	// past it only the attributes the renderer and the locators read (id,
+	// role, type, name, href, value, aria-label …) are still recorded.
+	// Zero means DefaultMaxAttrs.
+	MaxAttrs int `json:"maxAttrs"`
+	// NameCap drops attributes whose name is longer and cuts longer tag
+	// names ([CapNames], [Node.TagCut]). Zero means DefaultNameCap.
+	NameCap int `json:"nameCap"`
+	// TextCap caps every text node ([CapText]). Zero means DefaultTextCap.
 	TextCap int `json:"textCap"`
-	// OptionCap caps the option labels recorded per <select>.
+	// OptionCap caps the option labels and the selected indices recorded
+	// per <select> ([CapOptions]); the option count is always recorded.
+	// Zero means DefaultOptionCap.
 	OptionCap int `json:"optionCap"`
+	// TitleCap caps the document title ([CapTitle]). Zero means
+	// DefaultTitleCap.
+	TitleCap int `json:"titleCap"`
+	// URLCap caps the page URL ([CapURL]). Zero means DefaultURLCap.
+	URLCap int `json:"urlCap"`
 	// ExactOcclusion hit-tests every element whose occlusion is measured.
 	// By default the script skips the hit tests that cannot find another
 	// element on top (no other box holds the element's centre), which on
@@ -61,7 +92,80 @@ type ScriptOptions struct {
 
 // DefaultScriptOptions returns the options the crawler uses.
 func DefaultScriptOptions() ScriptOptions {
-	return ScriptOptions{MaxNodes: DefaultMaxNodes, AttrCap: DefaultAttrCap, TextCap: DefaultTextCap, OptionCap: DefaultOptionCap}
+	return ScriptOptions{
+		MaxNodes: DefaultMaxNodes, MaxChars: DefaultMaxChars,
+		AttrCap: DefaultAttrCap, MaxAttrs: DefaultMaxAttrs, NameCap: DefaultNameCap,
+		TextCap: DefaultTextCap, OptionCap: DefaultOptionCap,
+		TitleCap: DefaultTitleCap, URLCap: DefaultURLCap,
+	}
+}
+
+// Validate reports a negative field, naming it.
+func (o ScriptOptions) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{
+		{"MaxNodes", o.MaxNodes}, {"MaxChars", o.MaxChars}, {"AttrCap", o.AttrCap},
+		{"MaxAttrs", o.MaxAttrs}, {"NameCap", o.NameCap}, {"TextCap", o.TextCap},
+		{"OptionCap", o.OptionCap}, {"TitleCap", o.TitleCap}, {"URLCap", o.URLCap},
+	} {
+		if f.v < 0 {
+			return fmt.Errorf("capture option %s is %d: want 0 (the default) or more", f.name, f.v)
+		}
+	}
+	return nil
+}
+
+// KeptAttributes returns the attributes the capture records of every
+// element that has them, even past [ScriptOptions.MaxAttrs]: those the
+// roles, the renderers and the locators read. (capture.js holds the same
+// list; a test keeps them in step.)
+func KeptAttributes() []string {
+	return []string{"id", "role", "type", "name", "href", "src", "alt", "title", "value", "placeholder",
+		"aria-label", "aria-expanded", "aria-checked", "aria-selected", "checked", "selected", "multiple",
+		"size", "list", "action"}
+}
+
+// Caps a capture can hit, as [PageInfo.Capped] names them, in the order it
+// lists them.
+const (
+	CapURL        = "url"        // the page URL was cut at URLCap
+	CapTitle      = "title"      // the title was cut at TitleCap
+	CapAttributes = "attributes" // an element had more than MaxAttrs attributes
+	CapNames      = "names"      // an attribute name or tag name was longer than NameCap
+	CapValues     = "values"     // a value or option label was cut at AttrCap
+	CapText       = "text"       // a text node was cut at TextCap
+	CapOptions    = "options"    // a select had more than OptionCap options or selections
+	CapNodes      = "nodes"      // the walk stopped at MaxNodes (or a frame was left out for it)
+	CapChars      = "chars"      // the walk stopped at MaxChars
+	CapFrames     = "frames"     // cross-origin frames nested deeper than the crawler follows were left out
+)
+
+// capOrder is the order of [PageInfo.Capped].
+var capOrder = []string{CapURL, CapTitle, CapAttributes, CapNames, CapValues, CapText, CapOptions, CapNodes, CapChars, CapFrames}
+
+// Cap records in p that the cap named c was hit, keeping Capped in its
+// order. Nodes and chars also mark the capture truncated.
+func (p *PageInfo) Cap(c string) {
+	if c == CapNodes || c == CapChars {
+		p.Truncated = true
+	}
+	if slices.Contains(p.Capped, c) {
+		return
+	}
+	p.Capped = append(p.Capped, c)
+	slices.SortFunc(p.Capped, func(a, b string) int {
+		return cmp.Compare(capRank(a), capRank(b))
+	})
+}
+
+// capRank is the position of c in capOrder (unknown names last).
+func capRank(c string) int {
+	if i := slices.Index(capOrder, c); i >= 0 {
+		return i
+	}
+	return len(capOrder)
 }
 
 // Capture is one page as the capture script saw it.
@@ -85,7 +189,16 @@ type PageInfo struct {
 	Quirks         bool    `json:"quirks"`
 	Elements       int     `json:"elements"`
 	Texts          int     `json:"texts"`
-	Truncated      bool    `json:"truncated"`
+	// Truncated is set when the walk did not reach the whole page: it
+	// stopped at MaxNodes or MaxChars, or a frame was left out because the
+	// node budget was spent.
+	Truncated bool `json:"truncated"`
+	// Chars is the number of characters of the strings the record holds
+	// (what [ScriptOptions.MaxChars] counts).
+	Chars int `json:"chars,omitempty"`
+	// Capped names the caps the capture hit (Cap* constants, in their
+	// order); empty when nothing was cut.
+	Capped []string `json:"capped,omitempty"`
 	// CrossOriginFrames is the number of iframes whose documents the
 	// script could not read (Node.CrossOrigin runs from 1 to it), and
 	// FramesStitched how many of them were captured through their own
@@ -118,6 +231,10 @@ type Node struct {
 	Kind   int    `json:"k"`
 	Parent int    `json:"p"`
 	Tag    string `json:"tag,omitempty"`
+	// TagCut marks a tag name cut at [ScriptOptions.NameCap].
+	TagCut int `json:"tc,omitempty"`
+	// Foreign marks an element outside the HTML namespace (SVG, MathML).
+	Foreign int `json:"x,omitempty"`
 	// Attrs are all attributes in source order, each value capped. Password
 	// values are never recorded.
 	Attrs [][2]string `json:"a,omitempty"`
@@ -181,6 +298,26 @@ type Node struct {
 	// and clips the frame's own capture by.
 	FrameBox  *Rect `json:"fb,omitempty"`
 	FrameClip *Rect `json:"fc,omitempty"`
+
+	// What [Tree.Locator] needs besides the tree:
+	//
+	// UniqueID marks an element whose id attribute (recorded whole) no
+	// other element of its document or shadow root carries.
+	UniqueID int `json:"u,omitempty"`
+	// ShadowHost marks an element whose open shadow root was walked: its
+	// children in the record are the shadow root's.
+	ShadowHost int `json:"hs,omitempty"`
+	// LightParent, for an element a slot shows, is the node index of its
+	// parent in the DOM (a shadow host; the record's parent is the slot),
+	// and LightPos its 1-based position among that parent's children with
+	// the same tag. Zero for other elements.
+	LightParent int `json:"lp,omitempty"`
+	LightPos    int `json:"lk,omitempty"`
+	// TreeIndex is the 1-based position of the element among all elements
+	// of its document or shadow root, in tree order: the XPath (//*)[k]. It
+	// is recorded for elements with signals, shadow hosts and frames, the
+	// elements a locator ends at.
+	TreeIndex int `json:"ti,omitempty"`
 }
 
 // Attr returns the value of the named attribute and whether it is present.
@@ -244,6 +381,9 @@ func (c *Capture) check() error {
 		}
 		if n.LabelFor < 0 || n.LabelFor >= len(c.Nodes) {
 			return fmt.Errorf("%w: node %d labels node %d", ErrMalformed, i, n.LabelFor)
+		}
+		if n.LightParent < 0 || (n.LightParent > 0 && (n.LightParent >= i || c.Nodes[n.LightParent].Kind != ElementNode)) {
+			return fmt.Errorf("%w: node %d has light parent %d", ErrMalformed, i, n.LightParent)
 		}
 	}
 	return nil

@@ -4,14 +4,23 @@
 // for a given viewport_expansion is decided later, in Go, from this record.
 //
 // The script is one function expression taking an options object:
-//   {maxNodes, attrCap, textCap, optionCap, exactOcclusion}
+//   {maxNodes, maxChars, attrCap, maxAttrs, nameCap, textCap, optionCap,
+//    titleCap, urlCap, exactOcclusion}
+// (dom.ScriptOptions). Everything the page decides the size of is capped by
+// one of them, and page.capped names the caps that were hit.
 // Field names of the record are documented on dom.Node and dom.PageInfo.
 (opts) => {
   const t0 = performance.now();
-  const maxNodes = (opts && opts.maxNodes) || 200000;
-  const attrCap = (opts && opts.attrCap) || 200;
-  const textCap = (opts && opts.textCap) || 2000;
-  const optionCap = (opts && opts.optionCap) || 50;
+  const opt = (name, def) => (opts && opts[name] > 0) ? opts[name] : def;
+  const maxNodes = opt("maxNodes", 200000);
+  const maxChars = opt("maxChars", 8000000);
+  const attrCap = opt("attrCap", 200);
+  const maxAttrs = opt("maxAttrs", 64);
+  const nameCap = opt("nameCap", 100);
+  const textCap = opt("textCap", 2000);
+  const optionCap = opt("optionCap", 50);
+  const titleCap = opt("titleCap", 1000);
+  const urlCap = opt("urlCap", 8192);
   const exactOcclusion = !!(opts && opts.exactOcclusion);
 
   const SKIP = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "BASE", "TITLE"]);
@@ -32,6 +41,14 @@
   const CLIPS = new Set(["hidden", "clip", "auto", "scroll"]);
   // elements a <label> can label: only these need their node index kept
   const LABELABLE = new Set(["button", "input", "meter", "output", "progress", "select", "textarea"]);
+  // KEEP: the attributes the Go side reads (roles, rendering, locators),
+  // recorded even past maxAttrs.
+  const KEEP = new Set(["id", "role", "type", "name", "href", "src", "alt", "title", "value", "placeholder",
+    "aria-label", "aria-expanded", "aria-checked", "aria-selected", "checked", "selected", "multiple",
+    "size", "list", "action"]);
+  // RULES: the attributes whose values the rules below read.
+  const RULES = new Set(["role", "tabindex", "aria-hidden", "aria-disabled", "aria-modal", "aria-haspopup", "type", "id"]);
+  const HTML_NS = "http://www.w3.org/1999/xhtml";
   const INF = 1e9;
 
   const vw = window.innerWidth, vh = window.innerHeight;
@@ -51,6 +68,66 @@
   const domNodes = [];
   let truncated = false;
   let elements = 0, texts = 0;
+  // chars counts the characters of the strings recorded so far (texts,
+  // names, values, labels): with maxNodes, it bounds the record's size.
+  let chars = 0;
+  // capped: the caps that were hit (see dom.PageInfo.Capped)
+  const capped = new Set();
+  const cut = (s, cap, what) => {
+    if (s.length <= cap) return s;
+    capped.add(what);
+    return s.slice(0, cap);
+  };
+
+  // Locator facts (see dom.Tree.Locator). Per tree scope (a document or
+  // a shadow root), built on first need: how many elements carry each
+  // id, and every element's 1-based position in tree order.
+  const scopes = new Map();
+  const scopeOf = (el) => {
+    const root = el.getRootNode();
+    let s = scopes.get(root);
+    if (!s) { s = {root, ids: null, order: null}; scopes.set(root, s); }
+    return s;
+  };
+  const uniqueID = (el, id) => {
+    const s = scopeOf(el);
+    if (!s.ids) {
+      s.ids = new Map();
+      for (const e of s.root.querySelectorAll("[id]")) {
+        const v = e.getAttribute("id");
+        s.ids.set(v, (s.ids.get(v) || 0) + 1);
+      }
+    }
+    return s.ids.get(id) === 1;
+  };
+  const treeIndex = (el) => {
+    const s = scopeOf(el);
+    if (!s.order) {
+      s.order = new Map();
+      let k = 0;
+      for (const e of s.root.querySelectorAll("*")) s.order.set(e, ++k);
+    }
+    return s.order.get(el) || 0;
+  };
+  // shadow hosts by node index, and the positions of their light children
+  // among the children with the same name (slotted elements' XPath steps)
+  const hostIndex = new Map();
+  const lightPos = new Map();
+  const lightPosOf = (el) => {
+    const parent = el.parentNode;
+    let m = lightPos.get(parent);
+    if (!m) {
+      m = new Map();
+      const count = new Map();
+      for (const c of parent.children) {
+        const k = (count.get(c.localName) || 0) + 1;
+        count.set(c.localName, k);
+        m.set(c, k);
+      }
+      lightPos.set(parent, m);
+    }
+    return m.get(el) || 0;
+  };
 
   const round = (v) => Math.round(v * 100) / 100;
   // clipRect intersects a page-coordinate rect with a clip box [l, t, r, b].
@@ -88,15 +165,10 @@
     }
     return false;
   };
-  // attrValue finds an attribute by its exact name, for the names that
-  // getAttribute does not find (it lowercases them on HTML elements).
-  const attrValue = (el, name) => {
-    for (const a of el.attributes) if (a.name === name) return a.value;
-    return "";
-  };
 
   // flag bits of a stack entry: what the parent passes down
-  const POINTER = 1, VISIBLE = 2, SHADOW = 4, ARIA = 8, INERT = 16, SEEN = 32;
+  // (SLOTTED is set on the entries of a slot's assigned nodes only)
+  const POINTER = 1, VISIBLE = 2, SHADOW = 4, ARIA = 8, INERT = 16, SEEN = 32, SLOTTED = 64;
 
   // walk visits one document (the top one or a same-origin frame's), whose
   // viewport origin sits at (ox, oy) in top-page coordinates; clip0 bounds
@@ -120,11 +192,13 @@
     while (sNode.length) {
       const node = sNode.pop(), parent = sParent.pop(), flags = sFlags.pop(), hard = sHard.pop(), soft = sSoft.pop();
       if (!node) continue;
-      if (nodes.length >= maxNodes) { truncated = true; break; }
+      if (nodes.length >= maxNodes) { truncated = true; capped.add("nodes"); break; }
+      if (chars >= maxChars) { truncated = true; capped.add("chars"); break; }
       if (node.nodeType === 3) {
         const raw = node.nodeValue;
         if (!raw || !raw.trim()) continue;
-        const n = {k: 3, p: parent, t: raw.length > textCap ? raw.slice(0, textCap) : raw, r: [0, 0, 0, 0], v: false};
+        const n = {k: 3, p: parent, t: cut(raw, textCap, "text"), r: [0, 0, 0, 0], v: false};
+        chars += n.t.length;
         if ((flags & VISIBLE) && (flags & SEEN)) {
           range.selectNodeContents(node);
           const br = range.getBoundingClientRect();
@@ -144,7 +218,9 @@
       }
       if (node.nodeType !== 1 || SKIP.has(node.nodeName)) continue;
       const el = node;
-      const tag = el.localName;
+      const fullTag = el.localName;
+      const tag = cut(fullTag, nameCap, "names");
+      chars += tag.length;
       // Computed style properties are read only where the rules need them:
       // each read costs about as much as getComputedStyle itself.
       const cs = win.getComputedStyle(el);
@@ -155,18 +231,46 @@
       record(br.left, br.top, br.width, br.height, index);
 
       // one pass over the attributes: record them (capped) and read the
-      // ones the rules need. Password values never leave the page.
-      const isPassword = tag === "input" && (el.type || "").toLowerCase() === "password";
+      // ones the rules need. The values of password and hidden inputs
+      // (passwords, CSRF tokens) never leave the page.
+      const inputType = tag === "input" ? (el.type || "").toLowerCase() : "";
+      const isPassword = inputType === "password";
+      const secret = isPassword || inputType === "hidden";
       const attrs = [];
       let roleAttr = null, tabindex = null, handler = false, ariaHidden = false, ariaDisabled = false,
-        ariaModal = false, hasPopup = false, href = false, typeAttr = null;
+        ariaModal = false, hasPopup = false, href = false, typeAttr = null, idAttr = null;
       // (getAttributeNames is several times faster than iterating
       // el.attributes, which makes an Attr object per attribute)
-      for (const name of el.getAttributeNames()) {
+      // getAttribute searches the attribute list from its start, so on an
+      // element with many attributes only the first ones recorded and the
+      // few the rules and the Go side read are looked up: a read of every
+      // value would cost the square of their number.
+      const names = el.getAttributeNames();
+      const many = names.length > maxAttrs;
+      let exact = null;
+      for (const name of names) {
+        const hidden = secret && name === "value";
+        const record = !hidden && name.length <= nameCap && (attrs.length < maxAttrs || KEEP.has(name));
+        if (!hidden && !record) capped.add(name.length > nameCap ? "names" : "attributes");
+        if (name === "href") href = true;
+        else if (HANDLERS.has(name)) handler = true;
+        if (!record && !RULES.has(name)) continue;
         let value = el.getAttribute(name);
-        if (value === null) value = attrValue(el, name); // a name getAttribute lowercases
-        if (isPassword && name === "value") continue;
-        attrs.push([name, value.length > attrCap ? value.slice(0, attrCap) : value]);
+        if (value === null) {
+          // a name getAttribute lowercases: read them by exact name (not
+          // on an element with many attributes, where that costs the
+          // square of their number)
+          if (!exact) {
+            exact = new Map();
+            if (!many) for (const a of el.attributes) exact.set(a.name, a.value);
+          }
+          value = exact.get(name) || "";
+        }
+        if (record) {
+          const v = cut(value, attrCap, "values");
+          chars += name.length + v.length;
+          attrs.push([name, v]);
+        }
         switch (name) {
           case "role": roleAttr = value; break;
           case "tabindex": tabindex = value; break;
@@ -174,9 +278,8 @@
           case "aria-disabled": ariaDisabled = value === "true"; break;
           case "aria-modal": ariaModal = value === "true"; break;
           case "aria-haspopup": hasPopup = value !== "false"; break;
-          case "href": href = true; break;
           case "type": typeAttr = value.toLowerCase(); break;
-          default: if (HANDLERS.has(name)) handler = true;
+          case "id": idAttr = value; break;
         }
       }
       const inert = (flags & INERT) !== 0 || el.inert;
@@ -232,6 +335,7 @@
       else if (cursor === "not-allowed" || cursor === "wait") dis = "cursor";
 
       const n = {k: 1, p: parent, tag, r: [round(x), round(y), round(br.width), round(br.height)], v: visible && shown && !aria};
+      if (tag !== fullTag) n.tc = 1;
       if (attrs.length) n.a = attrs;
       if (n.v && mySoft !== NOCLIP) {
         const c = clipRect(x, y, br.width, br.height, mySoft);
@@ -253,15 +357,36 @@
       // form state: the live values, not the attributes
       if (tag === "input" || tag === "textarea") {
         if (type === "checkbox" || type === "radio") n.c = el.checked ? 1 : 0;
-        else if (!isPassword && typeof el.value === "string" && el.value !== "") n.val = el.value.slice(0, attrCap);
+        else if (!secret && typeof el.value === "string" && el.value !== "") {
+          n.val = cut(el.value, attrCap, "values");
+          chars += n.val.length;
+        }
       }
       if (tag === "select") {
+        // the first optionCap labels and selected indices, and the count
         const o = el.options;
         n.on = o.length;
         n.os = [];
-        for (let i = 0; i < o.length && i < optionCap; i++) n.os.push((o[i].label || o[i].text || "").trim().slice(0, attrCap));
+        for (let i = 0; i < o.length && i < optionCap; i++) {
+          const label = cut((o[i].label || o[i].text || "").trim(), attrCap, "values");
+          chars += label.length;
+          n.os.push(label);
+        }
         n.si = [];
-        for (let i = 0; i < o.length; i++) if (o[i].selected) n.si.push(i);
+        const sel = el.selectedOptions;
+        for (let i = 0; i < sel.length && i < optionCap; i++) n.si.push(sel[i].index);
+        if (o.length > optionCap || sel.length > optionCap) capped.add("options");
+      }
+      // what a locator needs that the record does not otherwise tell
+      if (el.namespaceURI !== HTML_NS) n.x = 1;
+      if (idAttr !== null && idAttr.length <= attrCap && uniqueID(el, idAttr)) n.u = 1;
+      if ((flags & SLOTTED) && hostIndex.has(el.parentNode)) {
+        n.lp = hostIndex.get(el.parentNode);
+        n.lk = lightPosOf(el);
+      }
+      if (sig.length || el.shadowRoot || tag === "iframe" || tag === "frame") {
+        const k = treeIndex(el);
+        if (k) n.ti = k;
       }
       // occlusion, measurable only when the centre is inside the real
       // viewport; tested after the walk, since hit testing between style
@@ -297,13 +422,17 @@
       // children in rendering order: shadow content, slot assignments, frames
       let kidFlags = (rendered ? VISIBLE : 0) | (visible ? SEEN : 0) | (pointer ? POINTER : 0) | (aria ? ARIA : 0) | (inert ? INERT : 0) | (flags & SHADOW);
       let list = null;
+      let slotted = 0;
       if (el.shadowRoot) {
         hits.roots.push(el.shadowRoot);
         list = el.shadowRoot.childNodes;
         kidFlags |= SHADOW;
+        n.hs = 1;
+        hostIndex.set(el, index);
       } else if (tag === "slot") {
         const assigned = el.assignedNodes({flatten: true});
         list = assigned.length ? assigned : el.childNodes;
+        if (assigned.length) slotted = SLOTTED;
       } else if (tag === "iframe" || tag === "frame") {
         let fdoc = null;
         try { fdoc = el.contentDocument; } catch (e) { fdoc = null; }
@@ -327,7 +456,7 @@
       }
       if (list) {
         for (let i = list.length - 1; i >= 0; i--) {
-          sNode.push(list[i]); sParent.push(index); sFlags.push(kidFlags); sHard.push(kidHard); sSoft.push(kidSoft);
+          sNode.push(list[i]); sParent.push(index); sFlags.push(kidFlags | slotted); sHard.push(kidHard); sSoft.push(kidSoft);
         }
       }
     }
@@ -354,11 +483,20 @@
     }
     return h.risky;
   };
-  // within reports whether node a is node i or one of its ancestors
-  // (parents have smaller indices than their children).
+  // within reports whether node a is node i or one of its ancestors: the
+  // nodes are in pre-order, so a's subtree is the run from a to last[a]
+  // (a walk up the parents would cost the depth, for every box).
+  let last = null;
   const within = (a, i) => {
-    while (i > a) i = nodes[i].p;
-    return i === a;
+    if (!last) {
+      last = new Int32Array(nodes.length);
+      for (let k = nodes.length - 1; k >= 0; k--) {
+        if (last[k] < k) last[k] = k;
+        const p = nodes[k].p;
+        if (p >= 0 && last[p] < last[k]) last[p] = last[k];
+      }
+    }
+    return a <= i && i <= last[a];
   };
   const alone = (h, index, cx, cy) => {
     const b = h.boxes;
@@ -395,17 +533,21 @@
   const se = document.scrollingElement || document.documentElement;
   const body = document.body;
   const page = {
-    url: String(location.href),
-    title: String(document.title || ""),
+    url: cut(String(location.href), urlCap, "url"),
+    title: cut(String(document.title || ""), titleCap, "title"),
     vw, vh, sx, sy,
     dw: Math.max(se.scrollWidth, document.documentElement.scrollWidth, body ? body.scrollWidth : 0),
     dh: Math.max(se.scrollHeight, document.documentElement.scrollHeight, body ? body.scrollHeight : 0),
     dpr: window.devicePixelRatio,
     quirks: document.compatMode === "BackCompat",
     elements, texts, truncated,
+    chars,
     frames: fxEls.length,
     time: Date.now(),
     ms: round(performance.now() - t0),
   };
+  // the caps hit, in a fixed order
+  const hit = ["url", "title", "attributes", "names", "values", "text", "options", "nodes", "chars"].filter((c) => capped.has(c));
+  if (hit.length) page.capped = hit;
   return JSON.stringify({version: 1, page, nodes});
 }

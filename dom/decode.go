@@ -454,6 +454,10 @@ func (d *decoder) page(p *PageInfo) bool {
 			return d.int(&p.Texts)
 		case "truncated":
 			return d.bool(&p.Truncated)
+		case "chars":
+			return d.int(&p.Chars)
+		case "capped":
+			return d.strings(&p.Capped, true)
 		case "frames":
 			return d.int(&p.CrossOriginFrames)
 		case "stitched":
@@ -490,6 +494,20 @@ func (d *decoder) node(n *Node) bool {
 		case "tag":
 			n.Tag, ok = d.str(true)
 			return ok
+		case "tc":
+			return d.int(&n.TagCut)
+		case "x":
+			return d.int(&n.Foreign)
+		case "u":
+			return d.int(&n.UniqueID)
+		case "hs":
+			return d.int(&n.ShadowHost)
+		case "lp":
+			return d.int(&n.LightParent)
+		case "lk":
+			return d.int(&n.LightPos)
+		case "ti":
+			return d.int(&n.TreeIndex)
 		case "a":
 			return d.attrs(&n.Attrs)
 		case "t":

@@ -156,3 +156,57 @@ func BenchmarkParse(b *testing.B) {
 		})
 	}
 }
+
+// TestDecodeFast_EveryField fills every field of the record (by reflection,
+// so that a field added later is covered too) and requires the fast path
+// to decode it, to what encoding/json gives.
+func TestDecodeFast_EveryField(t *testing.T) {
+	var fill func(v reflect.Value, seed int)
+	fill = func(v reflect.Value, seed int) {
+		switch v.Kind() {
+		case reflect.Struct:
+			for i := range v.NumField() {
+				fill(v.Field(i), seed+i)
+			}
+		case reflect.Int:
+			v.SetInt(int64(seed%7 + 1))
+		case reflect.Float64:
+			v.SetFloat(float64(seed) + 0.25)
+		case reflect.Bool:
+			v.SetBool(true)
+		case reflect.String:
+			v.SetString("s" + string(rune('a'+seed%26)))
+		case reflect.Pointer:
+			v.Set(reflect.New(v.Type().Elem()))
+			fill(v.Elem(), seed)
+		case reflect.Slice:
+			v.Set(reflect.MakeSlice(v.Type(), 2, 2))
+			for i := range 2 {
+				fill(v.Index(i), seed+i)
+			}
+		case reflect.Array:
+			for i := range v.Len() {
+				fill(v.Index(i), seed+i)
+			}
+		}
+	}
+	var n Node
+	fill(reflect.ValueOf(&n).Elem(), 1)
+	var p PageInfo
+	fill(reflect.ValueOf(&p).Elem(), 1)
+	data, err := json.Marshal(map[string]any{"version": CaptureVersion, "page": p, "nodes": []Node{n}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := slowDecode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := decodeFast(data)
+	if !ok {
+		t.Fatalf("fast path refused a record with every field set:\n%s", data)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("fast path and encoding/json disagree:\n got %+v\nwant %+v", got, want)
+	}
+}

@@ -20,6 +20,16 @@
 // [Tree.EntryExpansion] and [Tree.Expansions] list those expansions, so a
 // search over windows (a token budget) renders only views that differ.
 //
+// Every size the page decides is bounded in the capture ([ScriptOptions]:
+// nodes, characters, title, URL, attributes per element, names, values,
+// texts, options), and [PageInfo.Capped] says which bounds a capture hit.
+// Password values and the values of hidden inputs (CSRF tokens) never
+// leave the page.
+//
+// Each element has a short locator ([Tree.Locator]): XPath segments, one
+// per document or shadow root, anchored at unique ids where there are
+// some, at most [DefaultMaxLocator] bytes.
+//
 // Everything after the capture is pure and deterministic: the same capture
 // and options always give the same view, so a stored capture can be
 // re-rendered years later, byte for byte.

@@ -63,6 +63,10 @@ func Stitch(c *Capture, frames map[int]*Capture) error {
 			page.Elements += f.Page.Elements
 			page.Texts += f.Page.Texts
 			page.Truncated = page.Truncated || f.Page.Truncated
+			page.Chars += f.Page.Chars
+			for _, c := range f.Page.Capped {
+				page.Cap(c)
+			}
 			page.ScriptMs = round2(page.ScriptMs + f.Page.ScriptMs)
 			page.CrossOriginFrames += f.Page.CrossOriginFrames
 			page.FramesStitched += 1 + f.Page.FramesStitched
@@ -72,6 +76,9 @@ func Stitch(c *Capture, frames map[int]*Capture) error {
 	for i := range c.Nodes {
 		if l := c.Nodes[i].LabelFor; l > 0 {
 			out[newIndex[i]].LabelFor = newIndex[l]
+		}
+		if l := c.Nodes[i].LightParent; l > 0 {
+			out[newIndex[i]].LightParent = newIndex[l]
 		}
 	}
 	stitched := Capture{Version: c.Version, Page: page, Nodes: out}
@@ -101,6 +108,9 @@ func appendFrame(out []Node, hostIndex int, host *Node, f *Capture) []Node {
 		}
 		if n.LabelFor > 0 {
 			n.LabelFor += base
+		}
+		if n.LightParent > 0 {
+			n.LightParent += base
 		}
 		n.Frame += host.Frame + 1
 		n.Rect = n.Rect.offset(dx, dy)

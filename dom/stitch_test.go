@@ -154,3 +154,42 @@ func TestStitch_Errors(t *testing.T) {
 		t.Errorf("Stitch with no frames: %v, %d nodes", err, len(c.Nodes))
 	}
 }
+
+// TestStitch_CapsAndLocators: the caps a frame hit and its characters add
+// to the page's, its light-parent links are renumbered, and the locator of
+// a stitched element is the iframe's followed by the frame's own.
+func TestStitch_CapsAndLocators(t *testing.T) {
+	c := stitchMain()
+	c.Page.Capped, c.Page.Chars = []string{CapText}, 10
+	c.Nodes[2].TreeIndex = 3
+	f := stitchFrame()
+	f.Page.Capped, f.Page.Chars = []string{CapTitle, CapNodes}, 5
+	// the input becomes a light child of the label, as if a slot showed it
+	f.Nodes[6].LightParent, f.Nodes[6].LightPos = 4, 1
+	f.Nodes[2].UniqueID = 1
+	f.Nodes[2].Attrs = [][2]string{{"id", "go"}}
+	local := NewTree(f)
+	wantButton, wantInput := local.Locator(2), local.Locator(6)
+	if err := Stitch(c, map[int]*Capture{1: f}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.Page.Capped, []string{CapTitle, CapText, CapNodes}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Capped = %v, want %v", got, want)
+	}
+	if c.Page.Chars != 15 {
+		t.Errorf("Chars = %d, want 15", c.Page.Chars)
+	}
+	if got := c.Nodes[9].LightParent; got != 7 {
+		t.Errorf("light parent of the stitched input = %d, want 7", got)
+	}
+	tree := NewTree(c)
+	frame := tree.Locator(2)
+	if frame != "/html/body/iframe" {
+		t.Errorf("iframe locator = %q", frame)
+	}
+	for node, local := range map[int]string{5: wantButton, 9: wantInput} {
+		if got, want := tree.Locator(node), frame+LocatorSeparator+local; got != want {
+			t.Errorf("stitched node %d: Locator = %q, want %q", node, got, want)
+		}
+	}
+}

@@ -69,8 +69,14 @@ type Tree struct {
 	inModal []bool
 	roles   []string
 	// pos[i] is the 1-based position of element i among its parent's
-	// element children with the same tag (the XPath step index).
-	pos []int
+	// element children with the same tag (the XPath step index), and
+	// alone[i] tells that it is the only one.
+	pos   []int
+	alone []bool
+	// top[i] is the top element of the tree (document or shadow root)
+	// element i belongs to, -1 when the capture cannot tell (see
+	// Tree.lightParent).
+	top []int
 }
 
 // NewTree derives the shared per-capture data.
@@ -85,6 +91,8 @@ func NewTree(c *Capture) *Tree {
 		inModal:   make([]bool, n),
 		roles:     make([]string, n),
 		pos:       make([]int, n),
+		alone:     make([]bool, n),
+		top:       make([]int, n),
 	}
 	type step struct {
 		parent int
@@ -123,6 +131,21 @@ func NewTree(c *Capture) *Tree {
 		}
 		t.roles[i] = nd.Role()
 		t.candidate[i] = len(nd.Signals) > 0 && nd.Disabled == "" && nd.Visible
+	}
+	for i := range c.Nodes {
+		nd := &c.Nodes[i]
+		if nd.Kind != ElementNode {
+			continue
+		}
+		t.alone[i] = seen[step{nd.Parent, nd.Tag}] == 1
+		switch parent, top, _, known := t.lightParent(i); {
+		case !known:
+			t.top[i] = -1
+		case top:
+			t.top[i] = i
+		default:
+			t.top[i] = t.top[parent]
+		}
 	}
 	return t
 }
@@ -343,37 +366,3 @@ func appendWords(b *strings.Builder, s string) {
 
 // Role returns the role of node i ("" for text and role-less elements).
 func (t *Tree) Role(i int) string { return t.roles[i] }
-
-// Locator returns an XPath for element i that resolves in its own document
-// (a frame's element resolves in the frame). Elements inside shadow roots
-// cannot be addressed by XPath; for them the path runs to the shadow host
-// and ends in "//" and the element's tag, a hint rather than a resolvable
-// path.
-func (t *Tree) Locator(i int) string {
-	nodes := t.Capture.Nodes
-	var steps []string
-	shadowTag := ""
-	for j := i; j >= 0; j = nodes[j].Parent {
-		nd := &nodes[j]
-		if nd.Shadow == 1 {
-			shadowTag = nodes[i].Tag
-			continue
-		}
-		if nd.Kind != ElementNode {
-			continue
-		}
-		steps = append(steps, nd.Tag+"["+strconv.Itoa(t.pos[j])+"]")
-		if nd.Parent >= 0 && nodes[nd.Parent].Tag != "" && (nodes[nd.Parent].Tag == "iframe" || nodes[nd.Parent].Tag == "frame") {
-			break
-		}
-	}
-	var b strings.Builder
-	for k := len(steps) - 1; k >= 0; k-- {
-		b.WriteByte('/')
-		b.WriteString(steps[k])
-	}
-	if shadowTag != "" {
-		b.WriteString("//" + shadowTag)
-	}
-	return b.String()
-}

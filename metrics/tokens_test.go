@@ -270,3 +270,27 @@ func BenchmarkCounter_Count(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCounter_Count_PageSizes counts the tokens of whole pages of 1,
+// 5 and 20 MB of HTML: the time a crawl spends on a page's HTML token
+// count grows with the HTML it keeps, which is why it counts the capped
+// HTML only (dom.CutHTML).
+func BenchmarkCounter_Count_PageSizes(b *testing.B) {
+	c := mustCounter(b)
+	for _, mb := range []int{1, 5, 20} {
+		html := testHTML(mb << 20)
+		for _, enc := range Encodings() {
+			b.Run(fmt.Sprintf("%dMB/%s", mb, enc), func(b *testing.B) {
+				b.SetBytes(int64(len(html)))
+				var n int64
+				for b.Loop() {
+					var err error
+					if n, err = c.Count(enc, html); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(n), "tokens/op")
+			})
+		}
+	}
+}

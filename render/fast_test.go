@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -172,4 +173,17 @@ func BenchmarkFast(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N*len(trees))/b.Elapsed().Seconds(), "renders/s")
+}
+
+// TestKeptAttributes_CoverRendering: every attribute a renderer shows is
+// one the capture records even past its attribute cap.
+func TestKeptAttributes_CoverRendering(t *testing.T) {
+	kept := dom.KeptAttributes()
+	for _, list := range [][]string{keptAttrs, treeAttrs, {"aria-label", "action"}} {
+		for _, name := range list {
+			if !slices.Contains(kept, name) {
+				t.Errorf("the renderers show %q, which dom.KeptAttributes() lacks", name)
+			}
+		}
+	}
 }

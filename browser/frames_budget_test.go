@@ -1,0 +1,103 @@
+package browser
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"actionspace/corpora"
+	"actionspace/dom"
+)
+
+// TestFrames_BudgetCoversThePage loads the attack page of 50 cross-origin
+// frames, whose documents hold more nodes together than a capture may,
+// through the browser adapter: the stitched capture holds at most the
+// node budget, whatever the number of frames, and says it was cut. With a
+// budget of exactly the page and two frames, the third frame is left out
+// whole and that alone marks the capture truncated. A character budget is
+// spent the same way.
+func TestFrames_BudgetCoversThePage(t *testing.T) {
+	requireChromium(t)
+	srv, err := corpora.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	load := func(t *testing.T, opts dom.ScriptOptions) *dom.Capture {
+		t.Helper()
+		cfg := defaultTestConfig()
+		cfg.page.Script = opts
+		page := mustNewPage(t, mustLaunchChromium(t, cfg))
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		start := time.Now()
+		ld, err := page.Load(ctx, srv.URL+"/attacks/frames")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := dom.Parse(ld.Capture)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := c.Page
+		t.Logf("load %v (capture %v): %d nodes, %d chars, %d of %d frames stitched, capped %v, record %d bytes",
+			time.Since(start).Round(time.Millisecond), ld.CaptureTime.Round(time.Millisecond),
+			len(c.Nodes), p.Chars, p.FramesStitched, p.CrossOriginFrames, p.Capped, len(ld.Capture))
+		if p.CrossOriginFrames != corpora.AttackFrames {
+			t.Fatalf("%d cross-origin frames met, want %d", p.CrossOriginFrames, corpora.AttackFrames)
+		}
+		return c
+	}
+	check := func(t *testing.T, c *dom.Capture, frames int, cap string) {
+		t.Helper()
+		p := c.Page
+		if frames >= 0 && p.FramesStitched != frames {
+			t.Errorf("%d frames stitched, want %d", p.FramesStitched, frames)
+		}
+		if p.FramesStitched >= corpora.AttackFrames {
+			t.Errorf("all %d frames stitched, want the budget to stop them", p.FramesStitched)
+		}
+		if !p.Truncated || !slices.Equal(p.Capped, []string{cap}) {
+			t.Errorf("truncated %v, capped %v; want truncated and [%s]", p.Truncated, p.Capped, cap)
+		}
+	}
+
+	opts := dom.DefaultScriptOptions()
+	c := load(t, opts)
+	if len(c.Nodes) > opts.MaxNodes {
+		t.Errorf("%d nodes in the stitched capture, budget %d", len(c.Nodes), opts.MaxNodes)
+	}
+	check(t, c, -1, dom.CapNodes)
+
+	// The page's own nodes, and a frame's (every frame has as many): the
+	// nodes after the first frame's iframe, down to the page's next node.
+	page, frame := 0, 0
+	for _, n := range c.Nodes {
+		if n.Frame == 0 {
+			page++
+		}
+	}
+	for i := range c.Nodes {
+		if c.Nodes[i].CrossOrigin == 1 {
+			for k := i + 1; k < len(c.Nodes) && c.Nodes[k].Frame > 0; k++ {
+				frame++
+			}
+			break
+		}
+	}
+	opts.MaxNodes = page + 2*frame
+	c = load(t, opts)
+	if len(c.Nodes) != opts.MaxNodes {
+		t.Errorf("%d nodes, want the page's %d and two frames' %d", len(c.Nodes), page, frame)
+	}
+	check(t, c, 2, dom.CapNodes)
+
+	opts = dom.DefaultScriptOptions()
+	opts.MaxChars = 100_000
+	c = load(t, opts)
+	if c.Page.Chars > opts.MaxChars+opts.TextCap {
+		t.Errorf("%d chars in the stitched capture, budget %d", c.Page.Chars, opts.MaxChars)
+	}
+	check(t, c, -1, dom.CapChars)
+}
