@@ -121,6 +121,9 @@ func (c PageConfig) Validate() error {
 	case c.Script.MaxNodes < 1:
 		return fmt.Errorf("max nodes: %d, want > 0", c.Script.MaxNodes)
 	}
+	if err := c.Script.Validate(); err != nil {
+		return err
+	}
 	return c.Screenshot.Validate()
 }
 
