@@ -202,13 +202,10 @@ func (x *s3Extras) mask(err error) error {
 	return &maskedError{msg: masked, kind: kind}
 }
 
-// kindError maps gocloud's error codes onto fs.ErrExist and fs.ErrNotExist.
+// kindError maps gocloud's NotFound onto fs.ErrNotExist.
 func kindError(err error) error {
-	switch gcerrors.Code(err) {
-	case gcerrors.NotFound:
+	if gcerrors.Code(err) == gcerrors.NotFound {
 		return fmt.Errorf("%w: %w", fs.ErrNotExist, err)
-	case gcerrors.FailedPrecondition:
-		return fmt.Errorf("%w: %w", fs.ErrExist, err)
 	}
 	return err
 }
@@ -289,9 +286,15 @@ type bucketSink struct {
 
 func (b *bucketSink) Write(p []byte) (int, error) { return b.w.Write(p) }
 
+// commit completes the upload. The only precondition it sets is
+// if-not-exists, so a failed precondition means the key exists.
 func (b *bucketSink) commit() error {
 	defer b.cancel()
-	return kindError(b.w.Close())
+	err := b.w.Close()
+	if gcerrors.Code(err) == gcerrors.FailedPrecondition {
+		return fmt.Errorf("%w: %w", fs.ErrExist, err)
+	}
+	return err
 }
 
 // abort cancels the upload: a single-request upload is never sent, a

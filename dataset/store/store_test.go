@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/parquet-go/parquet-go"
 
 	"actionspace/internal/s3test"
@@ -295,6 +297,18 @@ func TestStore_ObjectInvisibleUntilClose(t *testing.T) {
 		if _, err := s.RemoveTemp(ctx, "dir/"); err != nil {
 			t.Fatal(err)
 		}
+		if s.s3 != nil {
+			// The aborted multipart upload is gone too.
+			out, err := s.s3.client.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{
+				Bucket: aws.String(s.s3.bucket), Prefix: aws.String(s.s3.prefix),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(out.Uploads) != 0 {
+				t.Errorf("%d incomplete uploads left after RemoveTemp", len(out.Uploads))
+			}
+		}
 		objs, err = s.List(ctx, "")
 		if err != nil {
 			t.Fatal(err)
@@ -386,6 +400,30 @@ func TestStore_ParquetRangeReads(t *testing.T) {
 			t.Logf("%d ranged requests fetching %d bytes", rr.requests.Load(), rr.fetched.Load())
 		}
 	})
+}
+
+// TestOpen_S3FromEnvironment: the endpoint and region may come from the
+// usual AWS variables instead of URL parameters.
+func TestOpen_S3FromEnvironment(t *testing.T) {
+	srv := s3srv.Start(t)
+	srv.SetEnv(t)
+	t.Setenv("AWS_ENDPOINT_URL", srv.Endpoint)
+	t.Setenv("AWS_REGION", s3test.Region)
+	ctx := context.Background()
+	for _, loc := range []string{
+		"s3://" + srv.Bucket + "/env?use_path_style=true",
+		"s3://" + srv.Bucket + "/env", // an IP endpoint is addressed path style anyway
+	} {
+		s := mustOpen(t, loc)
+		if err := s.Put(ctx, "k", []byte("v")); err != nil && !errors.Is(err, fs.ErrExist) {
+			t.Errorf("%s: Put: %v", loc, err)
+			continue
+		}
+		objs, err := s.List(ctx, "")
+		if err != nil || len(objs) != 1 {
+			t.Errorf("%s: List = %+v, %v", loc, objs, err)
+		}
+	}
 }
 
 type countingReaderAt struct {
