@@ -25,6 +25,7 @@ setup:
 	fi
 	@$(GO) mod download
 	@$(GO) run ./cmd/setup
+	@$(GO) run ./internal/s3test/s3setup
 
 crawl: setup
 	$(GO) run ./cmd/crawl $(ARGS)

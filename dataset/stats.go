@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
@@ -19,57 +18,64 @@ const MaxStatBytes = 64
 // parquetMagic ends a Parquet file, after the footer and its length.
 var parquetMagic = []byte("PAR1")
 
-// cutFooterStatistics rewrites the footer at the end of the Parquet file f
-// with the min and max statistics of its byte-array column chunks cut to
-// maxBytes (see cutMin and cutMax). It leaves the file alone when nothing
-// needs cutting.
-func cutFooterStatistics(f *os.File, maxBytes int) error {
-	st, err := f.Stat()
+// footerCutter passes a Parquet file's bytes on to w until hold is
+// called before the writer's Close; it then keeps what follows (the page
+// index and the footer), and flush writes it on with the footer's
+// statistics cut (see cutFooter). So the file is streamed once, to a
+// local file or an upload alike, and never read back.
+type footerCutter struct {
+	w       io.Writer
+	holding bool
+	tail    bytes.Buffer
+}
+
+func (f *footerCutter) Write(p []byte) (int, error) {
+	if f.holding {
+		return f.tail.Write(p)
+	}
+	return f.w.Write(p)
+}
+
+func (f *footerCutter) hold() { f.holding = true }
+
+// flush writes what was held, its footer's statistics cut to maxBytes.
+func (f *footerCutter) flush(maxBytes int) error {
+	out, err := cutFooter(f.tail.Bytes(), maxBytes)
 	if err != nil {
-		return fmt.Errorf("cut footer statistics: %w", err)
+		return err
 	}
-	size := st.Size()
-	var tail [8]byte
-	if size < int64(len(tail)) {
-		return errors.New("cut footer statistics: file too short")
+	_, err = f.w.Write(out)
+	return err
+}
+
+// cutFooter returns the end of a Parquet file, tail (which holds at least
+// the footer, its length and the magic), with the min and max statistics
+// of the footer's byte-array column chunks cut to maxBytes. The bytes
+// before the footer are kept as they are, so every offset the footer
+// holds stays right.
+func cutFooter(tail []byte, maxBytes int) ([]byte, error) {
+	if len(tail) < 8 || !bytes.Equal(tail[len(tail)-4:], parquetMagic) {
+		return nil, errors.New("cut footer statistics: not the end of a Parquet file")
 	}
-	if _, err := f.ReadAt(tail[:], size-8); err != nil {
-		return fmt.Errorf("cut footer statistics: read footer length: %w", err)
-	}
-	if !bytes.Equal(tail[4:], parquetMagic) {
-		return errors.New("cut footer statistics: not a Parquet file")
-	}
-	start := size - 8 - int64(binary.LittleEndian.Uint32(tail[:4]))
-	if start < 4 {
-		return errors.New("cut footer statistics: footer length out of range")
-	}
-	footer := make([]byte, size-8-start)
-	if _, err := f.ReadAt(footer, start); err != nil {
-		return fmt.Errorf("cut footer statistics: read footer: %w", err)
+	n := int(binary.LittleEndian.Uint32(tail[len(tail)-8:]))
+	start := len(tail) - 8 - n
+	if start < 0 {
+		return nil, errors.New("cut footer statistics: footer length out of range")
 	}
 	var md format.FileMetaData
-	if err := thrift.Unmarshal(new(thrift.CompactProtocol), footer, &md); err != nil {
-		return fmt.Errorf("cut footer statistics: decode footer: %w", err)
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), tail[start:len(tail)-8], &md); err != nil {
+		return nil, fmt.Errorf("cut footer statistics: decode footer: %w", err)
 	}
 	if !cutStatistics(&md, maxBytes) {
-		return nil
+		return tail, nil
 	}
-	out, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
+	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
 	if err != nil {
-		return fmt.Errorf("cut footer statistics: encode footer: %w", err)
+		return nil, fmt.Errorf("cut footer statistics: encode footer: %w", err)
 	}
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(out)))
-	out = append(out, parquetMagic...)
-	if _, err := f.WriteAt(out, start); err != nil {
-		return fmt.Errorf("cut footer statistics: write footer: %w", err)
-	}
-	if err := f.Truncate(start + int64(len(out))); err != nil {
-		return fmt.Errorf("cut footer statistics: %w", err)
-	}
-	if _, err := f.Seek(0, io.SeekEnd); err != nil {
-		return fmt.Errorf("cut footer statistics: %w", err)
-	}
-	return nil
+	out := append(bytes.Clone(tail[:start]), footer...)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(footer)))
+	return append(out, parquetMagic...), nil
 }
 
 // cutStatistics cuts the min and max statistics of the byte-array column

@@ -3,13 +3,13 @@ package dataset
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
+
+	"actionspace/dataset/store"
 )
 
 // DefaultRowGroupRows is the default number of rows per row group. A pages
@@ -40,8 +40,8 @@ func (c WriterConfig) Validate() error {
 }
 
 // TempSuffix is appended to a Writer's path to name the file it writes until
-// Close.
-const TempSuffix = ".tmp"
+// Close (see store.CreateFile).
+const TempSuffix = store.TempSuffix
 
 // errClosed is returned by a Writer's methods after Close or Abort.
 var errClosed = errors.New("dataset writer already closed")
@@ -51,11 +51,13 @@ var errClosed = errors.New("dataset writer already closed")
 // encoding/csv.Writer: Write buffers a row, Flush ends the current row group,
 // Close finishes the file.
 //
-// Rows are written to path + TempSuffix, in the same directory; Close writes
-// the footer, syncs the file, renames it to path and syncs the directory. A
-// file therefore exists under its final name only when it is complete: a
-// process killed mid-run leaves at most a temporary file, which the next
-// Create at the same path overwrites.
+// Create writes rows to path + TempSuffix, in the same directory; Close
+// writes the footer, syncs the file, renames it to path and syncs the
+// directory (store.CreateFile). A file therefore exists under its final name
+// only when it is complete: a process killed mid-run leaves at most a
+// temporary file, which the next Create at the same path overwrites.
+// NewWriter writes to an object of a store.Store instead, which appears,
+// complete, on Close and never replaces an existing one.
 //
 // Every column is compressed with zstd. No value a page controls can
 // inflate the footer or the page headers: string and byte columns carry no
@@ -63,14 +65,13 @@ var errClosed = errors.New("dataset writer already closed")
 // the footer and in the page index, are cut to MaxStatBytes (a cut min is
 // a prefix of the true one, a cut max the prefix with its last byte
 // raised, so both still bound the values). parquet-go cuts the page index
-// itself; the footer's statistics are cut on Close, which rewrites the
-// footer.
+// itself; the footer's statistics are cut as Close writes the footer.
 //
 // A Writer is not safe for concurrent use. After a write error, every method
 // but Abort returns that error.
 type Writer[T any] struct {
-	path, tmp    string
-	f            *os.File
+	out          *store.Writer
+	tail         *footerCutter // between pw and out
 	pw           *parquet.GenericWriter[T]
 	rowGroupRows int
 	pending      int   // rows written since the last row group ended
@@ -87,12 +88,34 @@ func Create[T any](path string, meta Metadata, cfg WriterConfig) (*Writer[T], er
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("create dataset %s: %w", path, err)
 	}
+	out, err := store.CreateFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("create dataset: %w", err)
+	}
+	return newWriter[T](out, meta, cfg)
+}
+
+// NewWriter starts a dataset file written to out, an object that
+// store.Store.Create started: it appears when the Writer is closed, and
+// only if no object exists under its key by then (Close then fails with an
+// error matching fs.ErrExist). meta and cfg are as for Create. The Writer
+// owns out: its Close and Abort close or abort out.
+func NewWriter[T any](out *store.Writer, meta Metadata, cfg WriterConfig) (*Writer[T], error) {
+	if err := cfg.Validate(); err != nil {
+		out.Abort()
+		return nil, fmt.Errorf("create dataset %s: %w", out.Name(), err)
+	}
+	return newWriter[T](out, meta, cfg)
+}
+
+func newWriter[T any](out *store.Writer, meta Metadata, cfg WriterConfig) (*Writer[T], error) {
 	if cfg.RowGroupRows == 0 {
 		cfg.RowGroupRows = DefaultRowGroupRows
 	}
 	rowType := reflect.TypeFor[T]()
 	if rowType.Kind() != reflect.Struct {
-		return nil, fmt.Errorf("create dataset %s: row type %v is not a struct", path, rowType)
+		out.Abort()
+		return nil, fmt.Errorf("create dataset %s: row type %v is not a struct", out.Name(), rowType)
 	}
 
 	opts := []parquet.WriterOption{
@@ -105,18 +128,11 @@ func Create[T any](path string, meta Metadata, cfg WriterConfig) (*Writer[T], er
 	for _, path := range byteColumns(parquet.SchemaOf(reflect.New(rowType).Interface())) {
 		opts = append(opts, parquet.SkipPageStatistics(path...))
 	}
-
-	tmp := path + TempSuffix
-	// read and write: Close reads the footer back to cut its statistics
-	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("create dataset: %w", err)
-	}
+	tail := &footerCutter{w: out}
 	return &Writer[T]{
-		path:         path,
-		tmp:          tmp,
-		f:            f,
-		pw:           parquet.NewGenericWriter[T](f, opts...),
+		out:          out,
+		tail:         tail,
+		pw:           parquet.NewGenericWriter[T](tail, opts...),
 		rowGroupRows: cfg.RowGroupRows,
 	}, nil
 }
@@ -137,8 +153,9 @@ func byteColumns(schema *parquet.Schema) [][]string {
 	return out
 }
 
-// Path returns the final path of the file, where it appears on Close.
-func (w *Writer[T]) Path() string { return w.path }
+// Path returns the final path of the file, where it appears on Close (for
+// NewWriter, the object's key).
+func (w *Writer[T]) Path() string { return w.out.Name() }
 
 // Rows returns the number of rows written so far.
 func (w *Writer[T]) Rows() int64 { return w.rows }
@@ -154,7 +171,7 @@ func (w *Writer[T]) Write(row T) error {
 	var zero T
 	w.one[0] = zero // do not keep the row's strings alive
 	if err != nil {
-		return w.fail(fmt.Errorf("write row %d to %s: %w", w.rows, w.tmp, err))
+		return w.fail(fmt.Errorf("write row %d to %s: %w", w.rows, w.out.Name(), err))
 	}
 	w.rows++
 	w.pending++
@@ -175,18 +192,18 @@ func (w *Writer[T]) Flush() error {
 		return nil
 	}
 	if err := w.pw.Flush(); err != nil {
-		return w.fail(fmt.Errorf("write row group to %s: %w", w.tmp, err))
+		return w.fail(fmt.Errorf("write row group to %s: %w", w.out.Name(), err))
 	}
 	w.pending = 0
 	return nil
 }
 
-// Close writes the buffered rows and the footer, syncs the file, renames it
-// from its temporary name to its final path and syncs the directory. On
-// failure it removes the temporary file and nothing appears at path (but a
-// failure to sync the directory, after the rename, leaves the complete file).
-// Calling Close on a Writer that already failed removes the temporary file
-// and returns the first error.
+// Close writes the buffered rows and the footer and publishes the file
+// (store.Writer.Close: sync, rename or link, sync the directory; or complete
+// the upload). On failure nothing appears at the final name (but a failure
+// to sync the directory, after the rename, leaves the complete file).
+// Calling Close on a Writer that already failed discards the file and
+// returns the first error.
 func (w *Writer[T]) Close() error {
 	if w.closed {
 		return errClosed
@@ -196,43 +213,34 @@ func (w *Writer[T]) Close() error {
 		return w.err
 	}
 	w.closed = true
-	if err := w.finish(); err != nil {
-		w.err = err
-		w.f.Close()
-		os.Remove(w.tmp)
-		return err
+	if w.pending > 0 {
+		if err := w.pw.Flush(); err != nil {
+			w.err = fmt.Errorf("write row group to %s: %w", w.out.Name(), err)
+			w.out.Abort()
+			return w.err
+		}
 	}
-	if err := syncDir(filepath.Dir(w.path)); err != nil {
-		w.err = fmt.Errorf("close dataset %s: %w", w.path, err)
+	w.tail.hold() // what parquet-go writes now is the page index and the footer
+	if err := w.pw.Close(); err != nil {
+		w.err = fmt.Errorf("close dataset %s: write footer: %w", w.out.Name(), err)
+		w.out.Abort()
+		return w.err
+	}
+	if err := w.tail.flush(MaxStatBytes); err != nil {
+		w.err = fmt.Errorf("close dataset %s: %w", w.out.Name(), err)
+		w.out.Abort()
+		return w.err
+	}
+	if err := w.out.Close(); err != nil {
+		w.err = fmt.Errorf("close dataset: %w", err)
 		return w.err
 	}
 	return nil
 }
 
-// finish writes the footer, syncs and closes the temporary file and renames
-// it to the final path.
-func (w *Writer[T]) finish() error {
-	if err := w.pw.Close(); err != nil {
-		return fmt.Errorf("close dataset %s: write footer: %w", w.tmp, err)
-	}
-	if err := cutFooterStatistics(w.f, MaxStatBytes); err != nil {
-		return fmt.Errorf("close dataset %s: %w", w.tmp, err)
-	}
-	if err := w.f.Sync(); err != nil {
-		return fmt.Errorf("close dataset: %w", err)
-	}
-	if err := w.f.Close(); err != nil {
-		return fmt.Errorf("close dataset: %w", err)
-	}
-	if err := os.Rename(w.tmp, w.path); err != nil {
-		return fmt.Errorf("close dataset: %w", err)
-	}
-	return nil
-}
-
-// Abort discards the file: it closes and removes the temporary file, and
-// leaves anything at path untouched. It does nothing after Close or Abort,
-// so it can be deferred right after Create.
+// Abort discards the file: it removes the temporary file (or cancels the
+// upload), and leaves anything at the final name untouched. It does
+// nothing after Close or Abort, so it can be deferred right after Create.
 func (w *Writer[T]) Abort() error {
 	if w.closed {
 		return nil
@@ -241,8 +249,7 @@ func (w *Writer[T]) Abort() error {
 	if w.err == nil {
 		w.err = errClosed
 	}
-	w.f.Close()
-	if err := os.Remove(w.tmp); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := w.out.Abort(); err != nil {
 		return fmt.Errorf("abort dataset: %w", err)
 	}
 	return nil
@@ -261,17 +268,4 @@ func (w *Writer[T]) usable() error {
 func (w *Writer[T]) fail(err error) error {
 	w.err = err
 	return err
-}
-
-// syncDir syncs a directory, so that a rename in it survives a crash.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
-	}
-	return nil
 }
