@@ -1,12 +1,13 @@
 package bench
 
 import (
-	"actionspace/dataset"
 	"bytes"
 	"math"
 	"reflect"
 	"strings"
 	"testing"
+
+	"actionspace/dataset"
 )
 
 func TestParseThresholds(t *testing.T) {

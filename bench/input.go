@@ -4,68 +4,73 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"actionspace/dataset"
 )
 
-// legacyPagesFile is the pages file of crawls made before part files.
-const legacyPagesFile = "pages.parquet"
-
-// PagesFiles returns the pages files of the crawl dataset at path: path
-// itself when it is a Parquet file; for a dataset directory, every part
-// below DIR/pages (see dataset.Files), or DIR/pages.parquet for a
-// crawl written before part files.
-func PagesFiles(path string) ([]string, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("crawl dataset: %w", err)
-	}
-	if !st.IsDir() {
-		return []string{path}, nil
-	}
-	pages, _, err := dataset.Files(path)
-	if err != nil {
-		return nil, fmt.Errorf("crawl dataset %s: %w", path, err)
-	}
-	if len(pages) > 0 {
-		return pages, nil
-	}
-	legacy := filepath.Join(path, legacyPagesFile)
-	if _, err := os.Stat(legacy); err == nil {
-		return []string{legacy}, nil
-	}
-	return nil, fmt.Errorf("crawl dataset %s: no pages files (want %s or %s)", path,
-		filepath.Join(dataset.PagesDir, "*.parquet"), legacyPagesFile)
+// Dataset is a crawl dataset to sweep: the part files of its pages table
+// (who was crawled, how it went) and of its blobs table (the captures and
+// HTML that re-render offline).
+type Dataset struct {
+	// Dir is the dataset directory.
+	Dir string
+	// Pages and Blobs are the complete part files of the two tables.
+	Pages, Blobs []string
 }
 
-// IsDataset reports whether path names a crawl dataset (a directory
-// holding pages.parquet, or a .parquet file) rather than a URL list.
+// OpenDataset lists the crawl dataset in the directory dir (see
+// dataset.Files). A dataset without pages parts is an error.
+func OpenDataset(dir string) (Dataset, error) {
+	in := Dataset{Dir: dir}
+	var err error
+	if in.Pages, err = dataset.Files(dir, dataset.PagesDir); err != nil {
+		return in, fmt.Errorf("crawl dataset %s: %w", dir, err)
+	}
+	if in.Blobs, err = dataset.Files(dir, dataset.BlobsDir); err != nil {
+		return in, fmt.Errorf("crawl dataset %s: %w", dir, err)
+	}
+	if len(in.Pages) == 0 {
+		return in, fmt.Errorf("crawl dataset %s: no pages files (want %s)", dir, dataset.PagesGlob)
+	}
+	return in, nil
+}
+
+// IsDataset reports whether path names a crawl dataset (a directory)
+// rather than a URL list.
 func IsDataset(path string) bool {
 	st, err := os.Stat(path)
-	if err != nil {
-		return false
-	}
-	if st.IsDir() {
-		return true
-	}
-	return strings.HasSuffix(path, ".parquet")
+	return err == nil && st.IsDir()
 }
 
-// pageColumns are the columns of pages.parquet the bench reads.
-type pageColumns struct {
+// pageInfo are the columns of the pages table the bench reads: small, so
+// a sweep holds them for every page while it streams the blobs.
+type pageInfo struct {
 	PageID string `parquet:"page_id"`
 	URL    string `parquet:"url"`
 	Status string `parquet:"status"`
-	HTML   string `parquet:"html"`
 	dataset.HTMLMetrics
-	NavigateMS      *float64 `parquet:"navigate_ms"`
-	SettleMS        *float64 `parquet:"settle_ms"`
-	CaptureMS       *float64 `parquet:"capture_ms"`
-	ContentMS       *float64 `parquet:"content_ms"`
-	Capture         []byte   `parquet:"capture,optional"`
-	CaptureEncoding string   `parquet:"capture_encoding"`
+	NavigateMS *float64 `parquet:"navigate_ms"`
+	SettleMS   *float64 `parquet:"settle_ms"`
+	CaptureMS  *float64 `parquet:"capture_ms"`
+	ContentMS  *float64 `parquet:"content_ms"`
+}
+
+// blobColumns are the columns of the blobs table the bench reads.
+type blobColumns struct {
+	PageID          string `parquet:"page_id"`
+	HTML            string `parquet:"html"`
+	Capture         []byte `parquet:"capture,optional"`
+	CaptureEncoding string `parquet:"capture_encoding"`
+}
+
+// pageColumns is one page to render: its pages row joined with its blobs
+// row.
+type pageColumns struct {
+	pageInfo
+	HTML            string
+	Capture         []byte
+	CaptureEncoding string
 }
 
 // renderable reports whether the page has a capture the bench can decode.
@@ -73,39 +78,50 @@ func (p *pageColumns) renderable() bool {
 	return p.Status == dataset.StatusOK && p.CaptureEncoding == dataset.CaptureEncoding && len(p.Capture) > 0
 }
 
-// own copies the row's strings and bytes out of the reader's buffers, so
-// that the row can outlive the Scan callback.
-func (p pageColumns) own() pageColumns {
-	p.PageID = strings.Clone(p.PageID)
-	p.URL = strings.Clone(p.URL)
-	p.Status = strings.Clone(p.Status)
-	p.HTML = strings.Clone(p.HTML)
-	p.CaptureEncoding = strings.Clone(p.CaptureEncoding)
-	p.Capture = bytes.Clone(p.Capture)
-	return p
+// join makes the page of blob b, whose pages row is info, copying b's
+// strings and bytes out of the reader's buffers so that the page can
+// outlive the Scan callback.
+func join(info pageInfo, b blobColumns) pageColumns {
+	return pageColumns{pageInfo: info, HTML: strings.Clone(b.HTML),
+		Capture: bytes.Clone(b.Capture), CaptureEncoding: strings.Clone(b.CaptureEncoding)}
 }
 
-// statusColumns are the columns counted before the sweep, to size the
-// progress report.
-type statusColumns struct {
-	Status          string `parquet:"status"`
+// readPages reads the pages rows of in, by page ID.
+func readPages(in Dataset) (map[string]pageInfo, error) {
+	pages := make(map[string]pageInfo)
+	for _, f := range in.Pages {
+		err := dataset.Scan(f, func(r pageInfo) error {
+			r.PageID, r.URL, r.Status = strings.Clone(r.PageID), strings.Clone(r.URL), strings.Clone(r.Status)
+			pages[r.PageID] = r
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("read crawl dataset: %w", err)
+		}
+	}
+	return pages, nil
+}
+
+// captureColumns are the blobs columns counted before the sweep, to size
+// the progress report.
+type captureColumns struct {
+	PageID          string `parquet:"page_id"`
 	CaptureEncoding string `parquet:"capture_encoding"`
 }
 
-// countPages returns the number of rows of the pages files and how many
-// of them have a capture to render.
-func countPages(files []string) (rows, renderable int, err error) {
-	for _, f := range files {
-		err = dataset.Scan(f, func(r statusColumns) error {
-			rows++
-			if r.Status == dataset.StatusOK && r.CaptureEncoding == dataset.CaptureEncoding {
-				renderable++
+// countRenderable returns how many pages of in have a capture to render.
+func countRenderable(in Dataset, pages map[string]pageInfo) (int, error) {
+	n := 0
+	for _, f := range in.Blobs {
+		err := dataset.Scan(f, func(r captureColumns) error {
+			if p, ok := pages[r.PageID]; ok && p.Status == dataset.StatusOK && r.CaptureEncoding == dataset.CaptureEncoding {
+				n++
 			}
 			return nil
 		})
 		if err != nil {
-			return 0, 0, fmt.Errorf("read crawl dataset: %w", err)
+			return 0, fmt.Errorf("read crawl dataset: %w", err)
 		}
 	}
-	return rows, renderable, nil
+	return n, nil
 }

@@ -28,13 +28,19 @@ const (
 type CellRow struct {
 	// RunID identifies the bench run.
 	RunID string `parquet:"run_id"`
-	// PageID is the page's ID in the crawl dataset; it joins
-	// pages.parquet.
+	// PageID is the page's ID in the crawl dataset; it joins its pages
+	// table.
 	PageID string `parquet:"page_id"`
+	// SchemaVersion is dataset.SchemaVersion, the version the row was
+	// written with.
+	SchemaVersion int64 `parquet:"schema_version"`
 	// URL is the page's input URL.
 	URL string `parquet:"url"`
 	// Cell is the cell's key, MODE/E<expansion>/TEXT (see Cell.Key).
 	Cell string `parquet:"cell"`
+	// Format is the perception format rendered (see the spaces table's
+	// format column).
+	Format string `parquet:"format"`
 	// Mode is the renderer: "fast" or "deep".
 	Mode string `parquet:"mode"`
 	// ViewportExpansion is the expansion in CSS pixels; -1 is the whole

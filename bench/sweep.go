@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -77,10 +78,10 @@ type sweeper struct {
 	renderers map[string]space.Renderer
 }
 
-// Sweep re-renders every captured page of a crawl dataset (its pages
-// files, see PagesFiles) under every cell of cfg, without a browser, and
+// Sweep re-renders every captured page of a crawl dataset (see
+// OpenDataset) under every cell of cfg, without a browser, and
 // streams one CellRow per page × cell into outDir/cells.parquet, in the
-// pages files' order and the cells' order.
+// blobs files' order and the cells' order.
 // Workers render pages in parallel; the output does not depend on their
 // number. It returns the summary; WriteResults writes it.
 //
@@ -95,19 +96,24 @@ type sweeper struct {
 // capture that does not decode gives error rows. Sweep fails when the
 // input cannot be read, the output cannot be written or ctx is canceled;
 // cells.parquet then holds the rows finished so far.
-func Sweep(ctx context.Context, cfg Config, pages []string, outDir string) (*Result, error) {
+func Sweep(ctx context.Context, cfg Config, in Dataset, outDir string) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	if len(pages) == 0 {
+	if len(in.Pages) == 0 {
 		return nil, fmt.Errorf("crawl dataset: no pages files")
 	}
-	meta, err := dataset.ReadMetadata(pages[0])
+	meta, err := dataset.ReadMetadata(in.Pages[0])
 	if err != nil {
 		return nil, fmt.Errorf("crawl dataset: %w", err)
 	}
-	rows, renderable, err := countPages(pages)
+	pages, err := readPages(in)
+	if err != nil {
+		return nil, err
+	}
+	rows := len(pages)
+	renderable, err := countRenderable(in, pages)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +131,7 @@ func Sweep(ctx context.Context, cfg Config, pages []string, outDir string) (*Res
 	cfgJSON, err := json.Marshal(struct {
 		RunConfig
 		Input []string `json:"input"`
-	}{runCfg, pages})
+	}{runCfg, append(slices.Clone(in.Pages), in.Blobs...)})
 	if err != nil {
 		return nil, fmt.Errorf("record config: %w", err)
 	}
@@ -133,7 +139,7 @@ func Sweep(ctx context.Context, cfg Config, pages []string, outDir string) (*Res
 	log := cfg.logger()
 	log.Debug("timing pass", logPages, renderable)
 	timings := make([]pageTiming, 0, renderable)
-	err = eachPage(ctx, pages, cfg.Workers, s.time, func(p pageColumns, t pageTiming) error {
+	err = eachPage(ctx, in.Blobs, pages, cfg.Workers, s.time, func(p pageColumns, t pageTiming) error {
 		timings = append(timings, t)
 		if cfg.OnPage != nil {
 			cfg.OnPage(PageDone{Pass: PassTiming, Done: len(timings), Total: renderable, URL: p.URL})
@@ -155,14 +161,14 @@ func Sweep(ctx context.Context, cfg Config, pages []string, outDir string) (*Res
 		return nil, err
 	}
 	agg := newAggregate(s.cells, cfg.Encodings[0])
-	agg.input = Input{Files: len(pages), CrawlRunID: meta.RunID, BrowserVersion: meta.BrowserVersion, Rows: rows}
+	agg.input = Input{Files: len(in.Pages), CrawlRunID: meta.RunID, BrowserVersion: meta.BrowserVersion, Rows: rows}
 	work := func(ctx context.Context, i int, p pageColumns) pageOut {
 		if i >= len(timings) {
-			return pageOut{err: fmt.Errorf("read crawl dataset: the pages files changed during the sweep")}
+			return pageOut{err: fmt.Errorf("read crawl dataset: the blobs files changed during the sweep")}
 		}
 		return s.page(ctx, p, timings[i])
 	}
-	runErr := eachPage(ctx, pages, cfg.Workers, work, func(p pageColumns, out pageOut) error {
+	runErr := eachPage(ctx, in.Blobs, pages, cfg.Workers, work, func(p pageColumns, out pageOut) error {
 		if out.err != nil {
 			return out.err
 		}
@@ -192,11 +198,12 @@ func Sweep(ctx context.Context, cfg Config, pages []string, outDir string) (*Res
 	return agg.result(cfg, runCfg, time.Since(start)), nil
 }
 
-// eachPage reads the pages files and calls work for every page with a
-// capture on up to workers goroutines, i counting those pages from 0 in
-// file order. It calls emit with every result in file order, from one
-// goroutine. It stops at the first error of emit, the reader or ctx.
-func eachPage[T any](ctx context.Context, files []string, workers int,
+// eachPage reads the blobs files and calls work for every page with a
+// capture (joined with its pages row, from pages) on up to workers
+// goroutines, i counting those pages from 0 in file order. It calls emit
+// with every result in file order, from one goroutine. It stops at the
+// first error of emit, the reader or ctx.
+func eachPage[T any](ctx context.Context, files []string, pages map[string]pageInfo, workers int,
 	work func(ctx context.Context, i int, p pageColumns) T, emit func(p pageColumns, out T) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -233,14 +240,19 @@ func eachPage[T any](ctx context.Context, files []string, workers int,
 	g.SetLimit(workers)
 	n := 0
 	var scanErr error
-	scan := func(p pageColumns) error {
+	scan := func(b blobColumns) error {
 		if err := ctx.Err(); err != nil {
 			return context.Cause(ctx)
 		}
+		info, ok := pages[b.PageID]
+		if !ok {
+			return nil // a blob whose pages part is missing: not done
+		}
+		p := pageColumns{pageInfo: info, CaptureEncoding: b.CaptureEncoding, Capture: b.Capture}
 		if !p.renderable() {
 			return nil
 		}
-		it := item{page: p.own(), out: make(chan T, 1)}
+		it := item{page: join(info, b), out: make(chan T, 1)}
 		select {
 		case queue <- it:
 		case <-ctx.Done():
@@ -354,6 +366,7 @@ func (s *sweeper) base(p pageColumns, c Cell, html space.Tokens) CellRow {
 		PageID:            p.PageID,
 		URL:               p.URL,
 		Cell:              c.Key(),
+		Format:            space.FormatActionSpace,
 		Mode:              c.Mode,
 		ViewportExpansion: int64(c.Expansion),
 		TextPolicy:        string(c.Text),

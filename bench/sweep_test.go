@@ -20,7 +20,7 @@ import (
 
 // wantCellColumns are the documented columns of cells.parquet, in order.
 var wantCellColumns = []string{
-	"run_id", "page_id", "url", "cell", "mode", "viewport_expansion", "text_policy", "error",
+	"run_id", "page_id", "schema_version", "url", "cell", "format", "mode", "viewport_expansion", "text_policy", "error",
 	"space_sha256", "perception_sha256", "html_bytes", "html_tokens_cl100k", "html_tokens_o200k",
 	"action_count", "ids_L", "ids_B", "ids_I", "ids_F", "ids_O", "ids_M",
 	"space_bytes", "perception_bytes",
@@ -229,39 +229,34 @@ func TestSweep_Deterministic(t *testing.T) {
 // TestSweep_Canceled stops at once when the context is canceled.
 func TestSweep_Canceled(t *testing.T) {
 	dir := writeCaptureDataset(t, t.TempDir(), storedCaptures(t)[:2], datasetOptions{})
-	pages, err := PagesFiles(dir)
+	data, err := OpenDataset(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Sweep(ctx, testConfig("canceled"), pages, t.TempDir()); !errors.Is(err, context.Canceled) {
+	if _, err := Sweep(ctx, testConfig("canceled"), data, t.TempDir()); !errors.Is(err, context.Canceled) {
 		t.Errorf("Sweep on a canceled context: %v, want context.Canceled", err)
 	}
 }
 
-func TestPagesFiles(t *testing.T) {
+func TestOpenDataset(t *testing.T) {
 	parts := writeCaptureDataset(t, t.TempDir(), storedCaptures(t)[:1], datasetOptions{})
-	legacy := t.TempDir()
-	if err := os.WriteFile(filepath.Join(legacy, "pages.parquet"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	empty := t.TempDir()
 	tests := []struct {
-		name, path string
-		want       []string
-		wantErr    bool
+		name, path   string
+		pages, blobs []string
+		wantErr      bool
 	}{
-		{"parts", parts, []string{filepath.Join(parts, "pages", "part-00000.parquet")}, false},
-		{"legacy", legacy, []string{filepath.Join(legacy, "pages.parquet")}, false},
-		{"file", filepath.Join(legacy, "pages.parquet"), []string{filepath.Join(legacy, "pages.parquet")}, false},
-		{"empty dir", t.TempDir(), nil, true},
-		{"missing", filepath.Join(legacy, "nope"), nil, true},
+		{"parts", parts, []string{filepath.Join(parts, "pages", "part-00000.parquet")}, []string{filepath.Join(parts, "blobs", "part-00000.parquet")}, false},
+		{"empty dir", empty, nil, nil, true},
+		{"missing", filepath.Join(empty, "nope"), nil, nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := PagesFiles(tt.path)
-			if (err != nil) != tt.wantErr || !slices.Equal(got, tt.want) {
-				t.Errorf("PagesFiles(%s) = %v, %v; want %v, error %v", tt.path, got, err, tt.want, tt.wantErr)
+			got, err := OpenDataset(tt.path)
+			if (err != nil) != tt.wantErr || !slices.Equal(got.Pages, tt.pages) || !slices.Equal(got.Blobs, tt.blobs) {
+				t.Errorf("OpenDataset(%s) = %+v, %v; want pages %v, blobs %v, error %v", tt.path, got, err, tt.pages, tt.blobs, tt.wantErr)
 			}
 		})
 	}

@@ -67,22 +67,17 @@ type datasetOptions struct {
 	corrupt bool
 }
 
-// writeCaptureDataset writes a crawl dataset at dir (dir/pages/
-// part-00000.parquet) from stored captures, as a crawl of the corpus would
+// writeCaptureDataset writes a crawl dataset at dir (one part of each
+// table, dataset.Parts) from stored captures, as a crawl of the corpus would
 // have: one ok row per capture, its HTML served by the corpus handler. The
 // HTML token columns are left null, so the bench counts them itself. It
 // returns dir.
 func writeCaptureDataset(tb testing.TB, dir string, captures []string, o datasetOptions) string {
 	tb.Helper()
-	if err := os.MkdirAll(filepath.Join(dir, dataset.PagesDir), 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	w, err := dataset.Create[dataset.PageRow](filepath.Join(dir, dataset.PagesDir, "part-00000.parquet"),
-		dataset.Metadata{RunID: "stored-captures", BrowserVersion: "stored"}, dataset.WriterConfig{})
+	w, err := dataset.NewParts(dir, 0, dataset.Metadata{RunID: "stored-captures", BrowserVersion: "stored"}, dataset.PartsConfig{})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer w.Abort()
 	site := corpora.Handler()
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, path := range captures {
@@ -112,8 +107,8 @@ func writeCaptureDataset(tb testing.TB, dir string, captures []string, o dataset
 	}
 	if o.failed {
 		u := "http://corpus.test/no-such-page.html"
-		if err := w.Write(dataset.PageRow{RunID: "stored-captures", PageID: pipeline.PageID(u), URL: u,
-			Status: dataset.StatusError, ErrorKind: "http", ErrorMessage: "HTTP 404", CapturedAt: at}); err != nil {
+		if err := w.Write(dataset.Rows{Page: dataset.PageRow{RunID: "stored-captures", PageID: pipeline.PageID(u), URL: u,
+			Status: dataset.StatusError, ErrorKind: "http", ErrorMessage: "HTTP 404", CapturedAt: at}}); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -132,16 +127,21 @@ func writeCaptureDataset(tb testing.TB, dir string, captures []string, o dataset
 	return dir
 }
 
-func okRow(u, title, html string, packed []byte, at time.Time) dataset.PageRow {
+func okRow(u, title, html string, packed []byte, at time.Time) dataset.Rows {
 	n := int64(len(html))
 	nav, settle, capture, content := 120.0, 500.0, 40.0, 10.0
-	return dataset.PageRow{
-		RunID: "stored-captures", PageID: pipeline.PageID(u), URL: u, FinalURL: u,
-		Status: dataset.StatusOK, HTTPStatus: ptr(int64(200)), ContentType: "text/html; charset=utf-8",
-		Title: title, HTML: html, HTMLMetrics: dataset.HTMLMetrics{HTMLBytes: &n}, ViewportWidth: 1280, ViewportHeight: 720,
-		BrowserVersion: "stored", Attempts: 1,
-		NavigateMS: &nav, SettleMS: &settle, CaptureMS: &capture, ContentMS: &content,
-		CapturedAt: at, Capture: packed, CaptureEncoding: dataset.CaptureEncoding,
+	id := pipeline.PageID(u)
+	return dataset.Rows{
+		Page: dataset.PageRow{
+			RunID: "stored-captures", PageID: id, URL: u, FinalURL: u,
+			Status: dataset.StatusOK, HTTPStatus: ptr(int64(200)), ContentType: "text/html; charset=utf-8",
+			Title: title, HTMLMetrics: dataset.HTMLMetrics{HTMLBytes: &n}, ViewportWidth: 1280, ViewportHeight: 720,
+			BrowserVersion: "stored", Attempts: 1,
+			NavigateMS: &nav, SettleMS: &settle, CaptureMS: &capture, ContentMS: &content,
+			CapturedAt: at,
+		},
+		Blob: &dataset.BlobRow{RunID: "stored-captures", PageID: id, URL: u, HTML: html,
+			Capture: packed, CaptureEncoding: dataset.CaptureEncoding},
 	}
 }
 
@@ -160,11 +160,11 @@ func testConfig(runID string) Config {
 // mustSweep sweeps the dataset at dir into out and writes the results.
 func mustSweep(tb testing.TB, cfg Config, dir, out string) *Result {
 	tb.Helper()
-	pages, err := PagesFiles(dir)
+	data, err := OpenDataset(dir)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	res, err := Sweep(context.Background(), cfg, pages, out)
+	res, err := Sweep(context.Background(), cfg, data, out)
 	if err != nil {
 		tb.Fatalf("Sweep: %v", err)
 	}

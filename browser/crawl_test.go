@@ -7,6 +7,7 @@ import (
 	"net"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -110,11 +111,34 @@ func arrowTable(t *testing.T, files []string) ([]map[string]any, map[string]stri
 	return rows, first
 }
 
+// readBlobs reads the blobs table of the dataset in dir, by page ID.
+func readBlobs(t *testing.T, dir string) map[string]dataset.BlobRow {
+	t.Helper()
+	files, err := dataset.Files(dir, dataset.BlobsDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]dataset.BlobRow{}
+	for _, f := range files {
+		rows, err := dataset.ReadAll[dataset.BlobRow](f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			out[r.PageID] = r
+		}
+	}
+	return out
+}
+
 // datasetFiles lists the parts of the dataset in dir and checks the layout:
 // only complete parts, paired by name, nothing else in dir.
 func datasetFiles(t *testing.T, dir string) (pages, spaces []string) {
 	t.Helper()
-	pages, spaces, err := dataset.Files(dir)
+	pages, err := dataset.Files(dir, dataset.PagesDir)
+	if err == nil {
+		spaces, err = dataset.Files(dir, dataset.SpacesDir)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,13 +225,20 @@ func TestCrawl_Corpus(t *testing.T) {
 	if len(pages) != len(urls)+3 {
 		t.Fatalf("pages rows = %d, want %d", len(pages), len(urls)+3)
 	}
-	if meta[dataset.KeySchemaVersion] != "1" || meta[dataset.KeyRunID] != "test-run" ||
+	if meta[dataset.KeySchemaVersion] != strconv.Itoa(dataset.SchemaVersion) || meta[dataset.KeyRunID] != "test-run" ||
 		!strings.Contains(meta[dataset.KeyBrowserVersion], ".") || !strings.Contains(meta[dataset.KeyConfig], `"viewport_expansions":[0,-1]`) {
 		t.Errorf("metadata = %v", meta)
 	}
 	byURL := map[string]map[string]any{}
 	for _, p := range pages {
 		byURL[p["url"].(string)] = p
+		if p["schema_version"] != int64(dataset.SchemaVersion) {
+			t.Errorf("%s: schema_version %v, want %d", p["url"], p["schema_version"], dataset.SchemaVersion)
+		}
+	}
+	blobs := readBlobs(t, out)
+	if len(blobs) != len(urls) {
+		t.Errorf("blobs rows = %d, want one per captured page, %d", len(blobs), len(urls))
 	}
 	for _, u := range urls {
 		p := byURL[u]
@@ -215,8 +246,10 @@ func TestCrawl_Corpus(t *testing.T) {
 			t.Errorf("%s: row %v", u, p)
 			continue
 		}
+		b := blobs[p["page_id"].(string)]
 		if p["http_status"] != int64(200) || p["title"] == "" || p["html_tokens_cl100k"].(int64) <= 0 ||
-			p["dom_nodes"].(int64) <= 0 || p["viewport_width"] != int64(1280) || p["capture"] == nil {
+			p["dom_nodes"].(int64) <= 0 || p["viewport_width"] != int64(1280) || b.Capture == nil ||
+			b.CaptureEncoding != dataset.CaptureEncoding || int64(len(b.HTML)) != p["html_bytes"] || b.URL != u {
 			t.Errorf("%s: unexpected values: status=%v title=%q tokens=%v nodes=%v", u, p["http_status"], p["title"], p["html_tokens_cl100k"], p["dom_nodes"])
 		}
 	}

@@ -117,7 +117,7 @@ func TestCrawl_DeepMode(t *testing.T) {
 		if _, err := pipeline.Crawl(ctx, cfg, pipeline.TargetsFromURLs(corpora.DefaultURLs(srv.URL)), out, localOpener(cfg), nil); err != nil {
 			t.Fatal(err)
 		}
-		_, spaceFiles, err := dataset.Files(out)
+		spaceFiles, err := dataset.Files(out, dataset.SpacesDir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +204,7 @@ func TestCrawl_DeepDryRun(t *testing.T) {
 	if _, err := pipeline.Crawl(context.Background(), cfg, pipeline.TargetsFromURLs(urls), out, localOpener(cfg), nil); err != nil {
 		t.Fatal(err)
 	}
-	_, files, err := dataset.Files(out)
+	files, err := dataset.Files(out, dataset.SpacesDir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -168,31 +168,33 @@ func TestScreenshot_labeled(t *testing.T) {
 				}
 				pages, spaces = append(pages, p...), append(spaces, s...)
 			}
+			blobs := readBlobs(t, out)
 			if len(pages) != 2 {
 				t.Fatalf("%d pages rows, want 2", len(pages))
 			}
 			for _, row := range pages {
 				name := strings.TrimSuffix(filepath.Base(row.URL), filepath.Ext(row.URL))
 				name, _, _ = strings.Cut(name, ".")
+				blob := blobs[row.PageID]
 				t.Run(name, func(t *testing.T) {
 					if row.Status != dataset.StatusOK {
 						t.Fatalf("status %s: %s", row.Status, row.ErrorMessage)
 					}
-					if row.ScreenshotFormat != tt.format || !row.ScreenshotLabeled || row.ScreenshotMS == nil ||
-						ptrString(row.ScreenshotWidth) != "1280" || ptrString(row.ScreenshotHeight) != "720" || *row.DevicePixelRatio != 1 {
+					if blob.ScreenshotFormat != tt.format || !blob.ScreenshotLabeled || row.ScreenshotMS == nil ||
+						ptrString(blob.ScreenshotWidth) != "1280" || ptrString(blob.ScreenshotHeight) != "720" || *row.DevicePixelRatio != 1 {
 						t.Fatalf("screenshot columns: format %q labeled %v ms %s size %sx%s dpr %v, want %s, true, set, 1280x720, 1",
-							row.ScreenshotFormat, row.ScreenshotLabeled, ptrString(row.ScreenshotMS),
-							ptrString(row.ScreenshotWidth), ptrString(row.ScreenshotHeight), ptrString(row.DevicePixelRatio), tt.format)
+							blob.ScreenshotFormat, blob.ScreenshotLabeled, ptrString(row.ScreenshotMS),
+							ptrString(blob.ScreenshotWidth), ptrString(blob.ScreenshotHeight), ptrString(row.DevicePixelRatio), tt.format)
 					}
-					labeled := decodeImage(t, row.Screenshot, tt.format)
+					labeled := decodeImage(t, blob.Screenshot, tt.format)
 					plain := decodeImage(t, browser.shots[row.URL], tt.format)
 					bounds := labeled.Bounds()
 					if bounds != image.Rect(0, 0, 1280, 720) || plain.Bounds() != bounds {
 						t.Fatalf("image bounds %v (plain %v), want 1280x720", bounds, plain.Bounds())
 					}
-					t.Logf("%s: %d bytes labeled, %d plain, screenshot %s ms", row.URL, len(row.Screenshot), len(browser.shots[row.URL]), ptrString(row.ScreenshotMS))
+					t.Logf("%s: %d bytes labeled, %d plain, screenshot %s ms", row.URL, len(blob.Screenshot), len(browser.shots[row.URL]), ptrString(row.ScreenshotMS))
 					if *screenshotDir != "" {
-						for kind, data := range map[string][]byte{"labeled": row.Screenshot, "plain": browser.shots[row.URL]} {
+						for kind, data := range map[string][]byte{"labeled": blob.Screenshot, "plain": browser.shots[row.URL]} {
 							path := filepath.Join(*screenshotDir, kind+"-"+name+"."+map[string]string{"jpeg": "jpg", "png": "png"}[tt.format])
 							if err := os.WriteFile(path, data, 0o644); err != nil {
 								t.Error(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +34,7 @@ func pageColumns() []column {
 	return []column{
 		{"run_id", "utf8", false},
 		{"page_id", "utf8", false},
+		{"schema_version", "int64", false},
 		{"url", "utf8", false},
 		{"final_url", "utf8", false},
 		{"status", "utf8", false},
@@ -41,7 +43,6 @@ func pageColumns() []column {
 		{"http_status", "int64", true},
 		{"content_type", "utf8", false},
 		{"title", "utf8", false},
-		{"html", "utf8", false},
 		{"html_bytes", "int64", true},
 		{"html_tokens_cl100k", "int64", true},
 		{"html_tokens_o200k", "int64", true},
@@ -66,9 +67,23 @@ func pageColumns() []column {
 		{"total_ms", "float64", false},
 		{"process_ms", "float64", true},
 		{"captured_at", "timestamp[us, tz=UTC]", false},
+		{"capture_truncated", "bool", false},
+	}
+}
+
+func blobColumns() []column {
+	return []column{
+		{"run_id", "utf8", false},
+		{"page_id", "utf8", false},
+		{"schema_version", "int64", false},
+		{"url", "utf8", false},
+		{"html", "utf8", false},
 		{"capture", "binary", true},
 		{"capture_encoding", "utf8", false},
-		{"capture_truncated", "bool", false},
+		{"axtree", "binary", true},
+		{"axtree_encoding", "utf8", false},
+		{"aisnapshot", "binary", true},
+		{"aisnapshot_encoding", "utf8", false},
 		{"screenshot", "binary", true},
 		{"screenshot_format", "utf8", false},
 		{"screenshot_width", "int64", true},
@@ -81,7 +96,9 @@ func spaceColumns() []column {
 	return []column{
 		{"run_id", "utf8", false},
 		{"page_id", "utf8", false},
+		{"schema_version", "int64", false},
 		{"url", "utf8", false},
+		{"format", "utf8", false},
 		{"mode", "utf8", false},
 		{"viewport_expansion", "int64", false},
 		{"text_policy", "utf8", false},
@@ -135,6 +152,16 @@ func TestWriter_arrow(t *testing.T) {
 	}{
 		{"pages", pageColumns(), func(path string) []any {
 			rows := makeRows(25, pageRow)
+			mustWrite(t, path, meta, WriterConfig{RowGroupRows: 10}, rows)
+			return anys(rows)
+		}},
+		{"blobs", blobColumns(), func(path string) []any {
+			var rows []BlobRow
+			for i := range 25 {
+				if pageRow(i).Status == StatusOK {
+					rows = append(rows, blobRow(i))
+				}
+			}
 			mustWrite(t, path, meta, WriterConfig{RowGroupRows: 10}, rows)
 			return anys(rows)
 		}},
@@ -202,7 +229,7 @@ func TestWriter_arrow(t *testing.T) {
 			// Key-value metadata.
 			kv := pf.MetaData().KeyValueMetadata()
 			wantKV := map[string]string{
-				"actionspace.schema_version":  "1",
+				"actionspace.schema_version":  strconv.Itoa(SchemaVersion),
 				"actionspace.tool_version":    meta.ToolVersion,
 				"actionspace.browser_version": meta.BrowserVersion,
 				"actionspace.run_id":          meta.RunID,
@@ -229,7 +256,7 @@ func TestWriter_arrow(t *testing.T) {
 				}
 				want := "ZSTD"
 				switch cc.PathInSchema().String() {
-				case "capture":
+				case "capture", "axtree", "aisnapshot":
 					want = "UNCOMPRESSED" // already a zstd frame
 				case "screenshot":
 					want = "UNCOMPRESSED" // already JPEG or PNG
@@ -246,10 +273,10 @@ func TestWriter_arrow(t *testing.T) {
 // HTML never reach the footer, while url keeps the statistics that let
 // readers skip row groups.
 func TestWriter_blobStatistics(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "pages.parquet")
-	row := pageRow(0)
+	path := filepath.Join(t.TempDir(), "blobs.parquet")
+	row := blobRow(0)
 	row.HTML = "<html>" + strings.Repeat("unique content ", 10000) + "</html>"
-	mustWrite(t, path, Metadata{}, WriterConfig{}, []PageRow{row})
+	mustWrite(t, path, Metadata{}, WriterConfig{}, []BlobRow{row})
 
 	pf, err := file.OpenParquetFile(path, false)
 	if err != nil {

@@ -101,20 +101,20 @@ func TestCompressCapture_concurrent(t *testing.T) {
 	}
 }
 
-// Pages rows store the compressed capture; it reads back intact.
-func TestPageRow_captureRoundTrip(t *testing.T) {
+// Blobs rows store the compressed capture; it reads back intact.
+func TestBlobRow_captureRoundTrip(t *testing.T) {
 	raw := []byte(`{"url":"http://127.0.0.1/login","nodes":[{"tag":"button","text":"Sign in"}]}`)
 	c, err := CompressCapture(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := t.TempDir() + "/pages.parquet"
-	rows := []PageRow{
-		{PageID: "p1", Capture: c, CaptureEncoding: CaptureEncoding, CapturedAt: testTime()},
-		{PageID: "p2", CapturedAt: testTime()},
+	path := t.TempDir() + "/blobs.parquet"
+	rows := []BlobRow{
+		{PageID: "p1", Capture: c, CaptureEncoding: CaptureEncoding},
+		{PageID: "p2"},
 	}
 	mustWrite(t, path, Metadata{}, WriterConfig{}, rows)
-	got, err := ReadAll[PageRow](path)
+	got, err := ReadAll[BlobRow](path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,6 +50,7 @@ type docTable struct {
 func docTables() []docTable {
 	return []docTable{
 		{"pages", "PageRow", PageRow{}},
+		{"blobs", "BlobRow", BlobRow{}},
 		{"spaces", "SpaceRow", SpaceRow{}},
 		{"spaces.actions", "Action", Action{}},
 	}

@@ -13,41 +13,56 @@ import (
 	"time"
 )
 
-// The layout of a dataset directory DIR:
+// The layout of a dataset directory DIR: one folder per table, and in
+// each the part files.
 //
-//	DIR/pages/part-00000.parquet    DIR/spaces/part-00000.parquet
-//	DIR/pages/part-00001.parquet    DIR/spaces/part-00001.parquet
+//	DIR/pages/part-00000.parquet   DIR/spaces/part-00000.parquet   DIR/blobs/part-00000.parquet
+//	DIR/pages/part-00001.parquet   DIR/spaces/part-00001.parquet   DIR/blobs/part-00001.parquet
 //	...
 //
-// Parts with the same name hold the same pages: the pages rows in one and
-// their spaces rows in the other. Each part is written under a temporary
-// name (TempSuffix) and renamed when complete, spaces first, so a pages
-// part exists only when its spaces part does: a process killed at any
-// moment leaves complete parts plus at most one pair of temporary files.
-// Readers take every *.parquet file below DIR/pages (and DIR/spaces), at
-// any depth — DuckDB read_parquet('DIR/pages/**/*.parquet'), pyarrow
-// dataset("DIR/pages") — so that partitions (DIR/pages/shard=0003/…) read
-// as one table too.
+// Parts with the same name hold the same pages: their pages rows in one
+// table and the rows they gave every other table in the others. Each part
+// is written under a temporary name (TempSuffix) and renamed when
+// complete, the pages part last, so a pages part exists only when the
+// part is complete in every table: a process killed at any moment leaves
+// complete parts plus at most one set of temporary files (and, between
+// two renames, parts of other tables without their pages part, which a
+// resume removes). Readers take every *.parquet file below a table's
+// folder, at any depth — DuckDB read_parquet('DIR/pages/**/*.parquet'),
+// pyarrow dataset("DIR/pages") — so that partitions
+// (DIR/pages/shard=0003/…) read as one table too.
 const (
 	// PagesDir is the folder of the pages table inside a dataset directory.
 	PagesDir = "pages"
-	// SpacesDir is the folder of the spaces table inside a dataset
-	// directory.
+	// SpacesDir is the folder of the spaces table.
 	SpacesDir = "spaces"
+	// BlobsDir is the folder of the blobs table.
+	BlobsDir = "blobs"
 	// PartExt is the extension of a complete part file.
 	PartExt = ".parquet"
-	// PagesGlob and SpacesGlob match every part of each table relative to
-	// the dataset directory, in the ** syntax of DuckDB and Spark.
+	// PagesGlob, SpacesGlob and BlobsGlob match every part of each table
+	// relative to the dataset directory, in the ** syntax of DuckDB and
+	// Spark.
 	PagesGlob  = PagesDir + "/**/*" + PartExt
 	SpacesGlob = SpacesDir + "/**/*" + PartExt
+	BlobsGlob  = BlobsDir + "/**/*" + PartExt
 )
+
+// Tables returns the folders of every table of a dataset directory in the
+// order a part's files are completed: the pages table last.
+func Tables() []string { return []string{SpacesDir, BlobsDir, PagesDir} }
 
 // partPrefix starts every part file name: part-00042.parquet.
 const partPrefix = "part-"
 
-// pagesRowGroup is smaller than the default: a pages row holds the raw HTML
-// and the capture, tens of kilobytes each.
-const pagesRowGroup = 64
+// Row group sizes smaller than the default: a blobs row holds the raw HTML
+// and the capture, tens of kilobytes each (up to the caps' megabytes); a
+// pages row is small, but a part's pages row group stays in memory until
+// it is written.
+const (
+	pagesRowGroup = 64
+	blobsRowGroup = 16
+)
 
 // Defaults for [PartsConfig].
 const (
@@ -91,27 +106,21 @@ func (c PartsConfig) Validate() error {
 	return nil
 }
 
-// partitionDirs returns the folders the parts of partition go into.
-func partitionDirs(dir, partition string) (pages, spaces string) {
-	return filepath.Join(dir, PagesDir, partition), filepath.Join(dir, SpacesDir, partition)
+// partitionDir returns the folder the parts of table in partition go into.
+func partitionDir(dir, table, partition string) string {
+	return filepath.Join(dir, table, partition)
 }
 
-// Files returns the complete part files of the dataset in dir: every
-// *.parquet file below dir/pages and below dir/spaces, at any depth, in
-// lexical order. Temporary files of an unfinished part are not listed. A
-// dataset with no parts yet gives no files and no error; a dir that does
-// not exist is an error.
-func Files(dir string) (pages, spaces []string, err error) {
+// Files returns the complete part files of table (PagesDir, SpacesDir,
+// BlobsDir) in the dataset in dir: every *.parquet file below dir/table,
+// at any depth, in lexical order. Temporary files of an unfinished part are
+// not listed. A dataset with no parts yet gives no files and no error; a
+// dir that does not exist is an error.
+func Files(dir, table string) ([]string, error) {
 	if _, err := os.Stat(dir); err != nil {
-		return nil, nil, fmt.Errorf("dataset: %w", err)
+		return nil, fmt.Errorf("dataset: %w", err)
 	}
-	if pages, err = partFiles(filepath.Join(dir, PagesDir)); err != nil {
-		return nil, nil, err
-	}
-	if spaces, err = partFiles(filepath.Join(dir, SpacesDir)); err != nil {
-		return nil, nil, err
-	}
-	return pages, spaces, nil
+	return partFiles(filepath.Join(dir, table))
 }
 
 // partFiles lists the *.parquet files below root; none when root is
@@ -141,9 +150,8 @@ func partFiles(root string) ([]string, error) {
 // of the dataset in dir holds: a new (not resumed) crawl must find none.
 func CountParts(dir, partition string) (int, error) {
 	n := 0
-	pagesDir, spacesDir := partitionDirs(dir, partition)
-	for _, d := range []string{pagesDir, spacesDir} {
-		entries, err := os.ReadDir(d)
+	for _, table := range Tables() {
+		entries, err := os.ReadDir(partitionDir(dir, table, partition))
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return 0, fmt.Errorf("output directory: %w", err)
 		}
@@ -176,22 +184,35 @@ func partNumber(name string) (int, bool) {
 	return n, true
 }
 
-// Parts writes a crawl's rows into rotating part pairs of a dataset
-// directory: each page row with its spaces rows, so that a part's pages
-// and spaces files always hold the same pages. It closes a part every
+// Rows are the rows one page gives the tables of a dataset: a Parts
+// writer writes them together, into the same part.
+type Rows struct {
+	// Page is the page's pages row; every URL has one.
+	Page PageRow
+	// Blob holds the page's heavy values; nil for a page without any (one
+	// that was not captured).
+	Blob *BlobRow
+	// Spaces are the page's spaces rows.
+	Spaces []SpaceRow
+}
+
+// Parts writes a crawl's rows into rotating parts of a dataset directory:
+// each page's rows of every table go into the same part, so that a part's
+// files always hold the same pages. It closes a part every
 // PartPages pages and, on a timer of its own, every PartInterval. Write
 // and Close may be called from different goroutines.
 type Parts struct {
-	pagesDir, spacesDir string
-	meta                Metadata
-	cfg                 PartsConfig
-	stopTick            chan struct{}
-	ticked              chan struct{}
+	dir      string
+	meta     Metadata
+	cfg      PartsConfig
+	stopTick chan struct{}
+	ticked   chan struct{}
 
 	mu     sync.Mutex
 	next   int // number of the next part to open
 	pages  *Writer[PageRow]
 	spaces *Writer[SpaceRow]
+	blobs  *Writer[BlobRow]
 	opened time.Time
 	done   int // parts completed
 	err    error
@@ -204,18 +225,16 @@ func NewParts(dir string, next int, meta Metadata, cfg PartsConfig) (*Parts, err
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	pagesDir, spacesDir := partitionDirs(dir, cfg.Partition)
 	s := &Parts{
-		pagesDir:  pagesDir,
-		spacesDir: spacesDir,
-		meta:      meta,
-		cfg:       cfg,
-		next:      next,
-		stopTick:  make(chan struct{}),
-		ticked:    make(chan struct{}),
+		dir:      dir,
+		meta:     meta,
+		cfg:      cfg,
+		next:     next,
+		stopTick: make(chan struct{}),
+		ticked:   make(chan struct{}),
 	}
-	for _, d := range []string{s.pagesDir, s.spacesDir} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
+	for _, table := range Tables() {
+		if err := os.MkdirAll(partitionDir(dir, table, cfg.Partition), 0o755); err != nil {
 			return nil, fmt.Errorf("create dataset directory: %w", err)
 		}
 	}
@@ -245,7 +264,7 @@ func (s *Parts) tick(every time.Duration) {
 // Write adds one page's rows to the open part, opening one when none is,
 // and closes the part when it is full. After a failure every call returns
 // that failure.
-func (s *Parts) Write(page PageRow, spaces []SpaceRow) error {
+func (s *Parts) Write(r Rows) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
@@ -256,10 +275,15 @@ func (s *Parts) Write(page PageRow, spaces []SpaceRow) error {
 			return s.fail(err)
 		}
 	}
-	if err := s.pages.Write(page); err != nil {
+	if err := s.pages.Write(r.Page); err != nil {
 		return s.fail(err)
 	}
-	for _, sp := range spaces {
+	if r.Blob != nil {
+		if err := s.blobs.Write(*r.Blob); err != nil {
+			return s.fail(err)
+		}
+	}
+	for _, sp := range r.Spaces {
 		if err := s.spaces.Write(sp); err != nil {
 			return s.fail(err)
 		}
@@ -307,34 +331,46 @@ func (s *Parts) Completed() int {
 
 func (s *Parts) open() error {
 	name := partName(s.next)
-	pages, err := Create[PageRow](filepath.Join(s.pagesDir, name), s.meta, WriterConfig{RowGroupRows: pagesRowGroup})
+	path := func(table string) string { return filepath.Join(partitionDir(s.dir, table, s.cfg.Partition), name) }
+	pages, err := Create[PageRow](path(PagesDir), s.meta, WriterConfig{RowGroupRows: pagesRowGroup})
 	if err != nil {
 		return err
 	}
-	spaces, err := Create[SpaceRow](filepath.Join(s.spacesDir, name), s.meta, DefaultWriterConfig())
+	spaces, err := Create[SpaceRow](path(SpacesDir), s.meta, DefaultWriterConfig())
 	if err != nil {
 		_ = pages.Abort()
 		return err
 	}
-	s.pages, s.spaces, s.opened = pages, spaces, time.Now()
+	blobs, err := Create[BlobRow](path(BlobsDir), s.meta, WriterConfig{RowGroupRows: blobsRowGroup})
+	if err != nil {
+		_ = pages.Abort()
+		_ = spaces.Abort()
+		return err
+	}
+	s.pages, s.spaces, s.blobs, s.opened = pages, spaces, blobs, time.Now()
 	s.next++
 	return nil
 }
 
-// finish closes the open part: the spaces file first, so that a pages part
-// (what a resume counts as done) never exists without its spaces part.
+// finish closes the open part: the pages file last, so that a pages part
+// (what a resume counts as done) never exists without the other tables'
+// parts.
 func (s *Parts) finish() error {
 	if s.pages == nil {
 		return nil
 	}
-	pages, spaces := s.pages, s.spaces
-	s.pages, s.spaces = nil, nil
-	if err := spaces.Close(); err != nil {
-		_ = pages.Abort()
-		return fmt.Errorf("close part: %w", err)
+	pages, spaces, blobs := s.pages, s.spaces, s.blobs
+	s.pages, s.spaces, s.blobs = nil, nil, nil
+	for _, w := range []interface{ Close() error }{spaces, blobs} {
+		if err := w.Close(); err != nil {
+			_ = spaces.Abort()
+			_ = blobs.Abort()
+			_ = pages.Abort()
+			return fmt.Errorf("close part: %w", err)
+		}
 	}
 	if err := pages.Close(); err != nil {
-		// The spaces part is an orphan now; a resume removes it.
+		// The other tables' parts are orphans now; a resume removes them.
 		return fmt.Errorf("close part: %w", err)
 	}
 	s.done++
@@ -346,7 +382,8 @@ func (s *Parts) abort() {
 	if s.pages != nil {
 		_ = s.pages.Abort()
 		_ = s.spaces.Abort()
-		s.pages, s.spaces = nil, nil
+		_ = s.blobs.Abort()
+		s.pages, s.spaces, s.blobs = nil, nil, nil
 	}
 }
 

@@ -12,13 +12,18 @@ import (
 )
 
 // pageID is the page ID of fakeResult(i).
-func pageID(i int) string { p, _ := fakeResult(i); return p.PageID }
+func pageID(i int) string { return fakeResult(i).Page.PageID }
 
-func fakeResult(i int) (PageRow, []SpaceRow) {
+// fakeResult is the i-th page's rows: a pages row, a blobs row and two
+// spaces rows.
+func fakeResult(i int) Rows {
 	url := fmt.Sprintf("http://fake.test/page?n=%d", i)
 	id := fmt.Sprintf("%016x", i)
-	return PageRow{RunID: "r", PageID: id, URL: url, Status: StatusOK},
-		[]SpaceRow{{RunID: "r", PageID: id, URL: url, Mode: "fast"}, {RunID: "r", PageID: id, URL: url, Mode: "fast", ViewportExpansion: -1}}
+	return Rows{
+		Page:   PageRow{RunID: "r", PageID: id, URL: url, Status: StatusOK},
+		Blob:   &BlobRow{RunID: "r", PageID: id, URL: url, HTML: "<p>hi</p>"},
+		Spaces: []SpaceRow{{RunID: "r", PageID: id, URL: url, Mode: "fast"}, {RunID: "r", PageID: id, URL: url, Mode: "fast", ViewportExpansion: -1}},
+	}
 }
 
 // TestParts_Rotation: parts close every PartPages pages, in pairs with
@@ -37,41 +42,43 @@ func TestParts_Rotation(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	pages, spaces, err := Files(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := []string{"part-00000.parquet", "part-00001.parquet", "part-00002.parquet"}
-	for _, tc := range []struct {
-		files []string
-		sub   string
-	}{{pages, PagesDir}, {spaces, SpacesDir}} {
-		var got []string
-		for _, f := range tc.files {
-			if filepath.Dir(f) != filepath.Join(dir, tc.sub) {
-				t.Errorf("%s not in %s", f, tc.sub)
-			}
-			got = append(got, filepath.Base(f))
+	files := map[string][]string{}
+	for _, table := range Tables() {
+		got, err := Files(dir, table)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if !slices.Equal(got, want) {
-			t.Errorf("%s parts = %v, want %v", tc.sub, got, want)
+		files[table] = got
+		var names []string
+		for _, f := range got {
+			if filepath.Dir(f) != filepath.Join(dir, table) {
+				t.Errorf("%s not in %s", f, table)
+			}
+			names = append(names, filepath.Base(f))
+		}
+		if !slices.Equal(names, want) {
+			t.Errorf("%s parts = %v, want %v", table, names, want)
 		}
 	}
-	for i, wantRows := range []int{3, 3, 1} {
-		p, err := ReadAll[pageIDColumn](pages[i])
+	perPage := map[string]int{PagesDir: 1, BlobsDir: 1, SpacesDir: 2}
+	for i, wantPages := range []int{3, 3, 1} {
+		p, err := ReadAll[pageIDColumn](files[PagesDir][i])
 		if err != nil {
 			t.Fatal(err)
 		}
-		sp, err := ReadAll[pageIDColumn](spaces[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(p) != wantRows || len(sp) != 2*wantRows {
-			t.Errorf("part %d: %d pages rows and %d spaces rows, want %d and %d", i, len(p), len(sp), wantRows, 2*wantRows)
-		}
-		for _, r := range sp {
-			if !slices.Contains(p, r) {
-				t.Errorf("part %d: spaces row of %s, whose page is in another part", i, r.PageID)
+		for _, table := range Tables() {
+			rows, err := ReadAll[pageIDColumn](files[table][i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) != perPage[table]*wantPages {
+				t.Errorf("part %d: %d %s rows, want %d", i, len(rows), table, perPage[table]*wantPages)
+			}
+			for _, r := range rows {
+				if !slices.Contains(p, r) {
+					t.Errorf("part %d: %s row of %s, whose page is in another part", i, table, r.PageID)
+				}
 			}
 		}
 	}
@@ -100,7 +107,7 @@ func TestParts_Interval(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	pages, _, _ := Files(dir)
+	pages, _ := Files(dir, PagesDir)
 	if len(pages) != 1 || filepath.Base(pages[0]) != "part-00005.parquet" {
 		t.Errorf("pages parts = %v, want part-00005 only", pages)
 	}
@@ -125,13 +132,17 @@ func TestOpenForResume_AfterKill(t *testing.T) {
 	if err := os.WriteFile(orphan, []byte("PAR1"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	orphanBlobs := filepath.Join(dir, BlobsDir, partName(7))
+	if err := os.WriteFile(orphanBlobs, []byte("PAR1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tmps, _ := filepath.Glob(filepath.Join(dir, "*", "*"+TempSuffix))
-	if len(tmps) != 2 {
-		t.Fatalf("temporary files %v, want the open part's two", tmps)
+	if len(tmps) != len(Tables()) {
+		t.Fatalf("temporary files %v, want the open part's one per table", tmps)
 	}
 
-	if n, err := CountParts(dir, ""); err != nil || n != 7 {
-		t.Errorf("CountParts = %d, %v; want the 4 complete, 2 temporary and 1 orphan files", n, err)
+	if n, err := CountParts(dir, ""); err != nil || n != 11 {
+		t.Errorf("CountParts = %d, %v; want the 6 complete, 3 temporary and 2 orphan files", n, err)
 	}
 
 	st, err := OpenForResume(dir, "", slog.New(slog.DiscardHandler))
@@ -147,7 +158,7 @@ func TestOpenForResume_AfterKill(t *testing.T) {
 		}
 	}
 	slices.Sort(st.Removed)
-	wantRemoved := append(tmps, orphan)
+	wantRemoved := append(tmps, orphan, orphanBlobs)
 	slices.Sort(wantRemoved)
 	if !slices.Equal(st.Removed, wantRemoved) {
 		t.Errorf("removed %v, want %v", st.Removed, wantRemoved)

@@ -26,8 +26,8 @@ type ResumeState struct {
 	// there is none.
 	RunID, Config string
 	// Removed lists the files cleaned up in the partition: temporary files
-	// of parts that were never completed, and spaces parts whose pages part
-	// is missing.
+	// of parts that were never completed, and parts of other tables whose
+	// pages part is missing.
 	Removed []string
 }
 
@@ -39,7 +39,7 @@ type pageIDColumn struct {
 // OpenForResume reads the state of the dataset in dir for a resume of the
 // writer of partition ("" for none; see [PartsConfig]). It cleans
 // up what an interrupted run left in that partition — temporary part files,
-// and spaces parts without their pages part — and reads the page IDs of
+// and parts of other tables without their pages part — and reads the page IDs of
 // every complete pages part of the dataset. A directory with no dataset yet
 // gives an empty state. It fails when a complete part cannot be read.
 func OpenForResume(dir, partition string, log *slog.Logger) (ResumeState, error) {
@@ -47,21 +47,17 @@ func OpenForResume(dir, partition string, log *slog.Logger) (ResumeState, error)
 		log = slog.Default()
 	}
 	st := ResumeState{Done: make(map[string]bool)}
-	pagesDir, spacesDir := partitionDirs(dir, partition)
-
 	// Only the partition's own files, directly in its folders: those below
 	// (other partitions) may belong to crawls still running.
-	var pages, spaces []string
-	for _, d := range []struct {
-		dir   string
-		parts *[]string
-	}{{pagesDir, &pages}, {spacesDir, &spaces}} {
-		entries, err := os.ReadDir(d.dir)
+	parts := map[string][]string{}
+	for _, table := range Tables() {
+		d := partitionDir(dir, table, partition)
+		entries, err := os.ReadDir(d)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return st, fmt.Errorf("resume: %w", err)
 		}
 		for _, e := range entries {
-			path := filepath.Join(d.dir, e.Name())
+			path := filepath.Join(d, e.Name())
 			switch {
 			case !e.Type().IsRegular():
 			case strings.HasSuffix(e.Name(), PartExt+TempSuffix):
@@ -71,33 +67,35 @@ func OpenForResume(dir, partition string, log *slog.Logger) (ResumeState, error)
 				}
 				st.Removed = append(st.Removed, path)
 			case strings.HasSuffix(e.Name(), PartExt):
-				*d.parts = append(*d.parts, path)
+				parts[table] = append(parts[table], path)
 			}
 		}
 	}
-	havePages := make(map[string]bool, len(pages))
-	for _, p := range pages {
+	havePages := make(map[string]bool)
+	for _, p := range parts[PagesDir] {
 		havePages[filepath.Base(p)] = true
 		if n, ok := partNumber(filepath.Base(p)); ok && n >= st.NextPart {
 			st.NextPart = n + 1
 		}
 	}
-	for _, s := range spaces {
-		if havePages[filepath.Base(s)] {
-			continue
+	for _, table := range Tables() {
+		for _, p := range parts[table] {
+			if table == PagesDir || havePages[filepath.Base(p)] {
+				continue
+			}
+			// The run died between completing this part and its pages
+			// part: its pages are not done, so its rows must go.
+			if err := os.Remove(p); err != nil {
+				return st, fmt.Errorf("clean up dataset %s: %w", dir, err)
+			}
+			st.Removed = append(st.Removed, p)
 		}
-		// The run died between closing the spaces part and its pages
-		// part: its pages are not done, so its spaces rows must go.
-		if err := os.Remove(s); err != nil {
-			return st, fmt.Errorf("clean up dataset %s: %w", dir, err)
-		}
-		st.Removed = append(st.Removed, s)
 	}
 	for _, p := range st.Removed {
 		log.Info("removed an unfinished part file", "path", p)
 	}
 
-	pages, _, err := Files(dir)
+	pages, err := Files(dir, PagesDir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return st, nil

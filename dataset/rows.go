@@ -2,10 +2,12 @@ package dataset
 
 import "time"
 
-// SchemaVersion is the version of the two tables' schema: the row structs
-// below. It is written into every file's key-value metadata. Any change to a
-// column name, type, meaning or nullability bumps it.
-const SchemaVersion = 1
+// SchemaVersion is the version of the tables' schema: the row structs below
+// (and the bench's, which embed them). It is written into every file's
+// key-value metadata and into every row's schema_version column. Any change
+// to a column name, type, meaning or nullability bumps it. Version 2 moved
+// the heavy values to the blobs table and added schema_version and format.
+const SchemaVersion = 2
 
 // Status values of PageRow.Status.
 const (
@@ -31,6 +33,10 @@ type PageRow struct {
 	// PageID identifies the URL: the first 16 hex digits of the SHA-256 of
 	// the URL as listed, the same in every run. It joins pages to spaces.
 	PageID string `parquet:"page_id"`
+	// SchemaVersion is the version of the dataset schema the row was
+	// written with (SchemaVersion of package dataset), so that a union of
+	// parts written by two versions can be told apart.
+	SchemaVersion int64 `parquet:"schema_version"`
 	// URL is the URL as given in the input list.
 	URL string `parquet:"url"`
 	// FinalURL is the URL of the loaded document after redirects; empty
@@ -52,10 +58,6 @@ type PageRow struct {
 	ContentType string `parquet:"content_type"`
 	// Title is the document's title at capture time; empty when none.
 	Title string `parquet:"title"`
-	// HTML is the document's HTML serialized from the live DOM at capture
-	// time (not the bytes the server sent), as UTF-8; empty when it was not
-	// taken. The column is zstd-compressed in the file.
-	HTML string `parquet:"html" dataset:"blob"`
 	// HTMLMetrics are the size and token counts of HTML.
 	HTMLMetrics
 	// DOMNodes is the number of element nodes the capture walked (document,
@@ -125,6 +127,32 @@ type PageRow struct {
 	// CapturedAt is when the capture was taken (for a failed page: when the
 	// last attempt ended), a UTC timestamp with microsecond precision.
 	CapturedAt time.Time `parquet:"captured_at,timestamp(microsecond:utc)"`
+	// CaptureTruncated reports that the page had more DOM nodes than the
+	// capture's node budget (crawl --max-nodes): the capture, and so every
+	// space of the page, holds only the nodes before the budget ran out, in
+	// document order. False for complete captures and failed pages.
+	CaptureTruncated bool `parquet:"capture_truncated"`
+}
+
+// BlobRow is one row of the blobs table: the heavy values of a captured
+// page, kept out of the pages table so that a scan of pages reads only small
+// columns. It joins PageRow on page_id (and run_id); pages that were not
+// captured have no blobs row.
+type BlobRow struct {
+	// RunID identifies the run; see PageRow.RunID.
+	RunID string `parquet:"run_id"`
+	// PageID is the page's ID; see PageRow.PageID.
+	PageID string `parquet:"page_id"`
+	// SchemaVersion is the version of the dataset schema the row was
+	// written with (SchemaVersion of package dataset), so that a union of
+	// parts written by two versions can be told apart.
+	SchemaVersion int64 `parquet:"schema_version"`
+	// URL is the page's input URL, repeated from the pages table.
+	URL string `parquet:"url"`
+	// HTML is the document's HTML serialized from the live DOM at capture
+	// time (not the bytes the server sent), as UTF-8; empty when it was not
+	// taken. The column is zstd-compressed in the file.
+	HTML string `parquet:"html" dataset:"blob"`
 	// Capture is the capture record (the JSON the capture script returned),
 	// compressed as capture_encoding says; null when there is no capture.
 	// Stored so that a page can be rendered again offline, without a
@@ -133,11 +161,20 @@ type PageRow struct {
 	// CaptureEncoding names the encoding of capture: "json+zstd" (a zstd
 	// frame holding the JSON record); empty when capture is null.
 	CaptureEncoding string `parquet:"capture_encoding"`
-	// CaptureTruncated reports that the page had more DOM nodes than the
-	// capture's node budget (crawl --max-nodes): the capture, and so every
-	// space of the page, holds only the nodes before the budget ran out, in
-	// document order. False for complete captures and failed pages.
-	CaptureTruncated bool `parquet:"capture_truncated"`
+	// AXTree is Chromium's accessibility tree of the same page state as the
+	// capture (the oracle of recall), compressed as axtree_encoding says;
+	// null when it was not taken.
+	AXTree []byte `parquet:"axtree,optional,uncompressed" dataset:"blob"`
+	// AXTreeEncoding names the encoding of axtree: "json+zstd"; empty when
+	// axtree is null.
+	AXTreeEncoding string `parquet:"axtree_encoding"`
+	// AISnapshot is Playwright's AI snapshot of the same page state, with
+	// boxes, compressed as aisnapshot_encoding says; null when it was not
+	// taken.
+	AISnapshot []byte `parquet:"aisnapshot,optional,uncompressed" dataset:"blob"`
+	// AISnapshotEncoding names the encoding of aisnapshot: "json+zstd";
+	// empty when aisnapshot is null.
+	AISnapshotEncoding string `parquet:"aisnapshot_encoding"`
 	// Screenshot is the screenshot of the viewport (not the whole page),
 	// taken right after the capture at the same scroll position, so that
 	// the actions' boxes, minus scroll_x and scroll_y and times
@@ -179,8 +216,17 @@ type SpaceRow struct {
 	RunID string `parquet:"run_id"`
 	// PageID is the page's ID; see PageRow.PageID.
 	PageID string `parquet:"page_id"`
+	// SchemaVersion is the version of the dataset schema the row was
+	// written with (SchemaVersion of package dataset), so that a union of
+	// parts written by two versions can be told apart.
+	SchemaVersion int64 `parquet:"schema_version"`
 	// URL is the page's input URL, repeated from the pages table.
 	URL string `parquet:"url"`
+	// Format is the perception format the row renders: "actionspace" (this
+	// project's action space, in the mode of Mode), "playwright-ai"
+	// (Playwright's AI snapshot), "axtree" (the accessibility tree as
+	// WebArena and BrowserGym print it) or "html" (the page's HTML).
+	Format string `parquet:"format"`
 	// Mode is the renderer: "fast" (pure code) or "deep" (LLM-tagged).
 	Mode string `parquet:"mode"`
 	// ViewportExpansion is the number of CSS pixels the viewport was grown
@@ -307,7 +353,7 @@ type SpaceMetrics struct {
 // HTMLMetrics are the size and token counts of a page's HTML, shared by
 // the pages table and the bench's cells table.
 type HTMLMetrics struct {
-	// HTMLBytes is the length of the page's HTML (the pages table's html
+	// HTMLBytes is the length of the page's HTML (the blobs table's html
 	// column) in bytes (UTF-8); null when the HTML was not taken.
 	HTMLBytes *int64 `parquet:"html_bytes"`
 	// HTMLTokensCL100K is the number of cl100k_base tokens in the HTML;

@@ -19,6 +19,7 @@ func pageRow(i int) PageRow {
 	r := PageRow{
 		RunID:          "run-1",
 		PageID:         fmt.Sprintf("p%06d", i),
+		SchemaVersion:  SchemaVersion,
 		URL:            fmt.Sprintf("http://127.0.0.1:8080/page/%d?q=%s", i, strings.Repeat("x", i%7)),
 		ViewportWidth:  1280,
 		ViewportHeight: 720,
@@ -35,14 +36,12 @@ func pageRow(i int) PageRow {
 		r.NavigateMS = ptr(30000.5)
 		return r
 	}
-	html := fmt.Sprintf("<!DOCTYPE html><html><head><title>Page %d — ünïcödé</title></head><body>%s<|endoftext|></body></html>",
-		i, strings.Repeat(fmt.Sprintf("<p>row %d</p>", i), 1+i%50))
+	html := testHTML(i)
 	r.FinalURL = r.URL + "#final"
 	r.Status = StatusOK
 	r.HTTPStatus = ptr(int64(200))
 	r.ContentType = "text/html; charset=utf-8"
 	r.Title = fmt.Sprintf("Page %d — ünïcödé", i)
-	r.HTML = html
 	r.HTMLBytes = ptr(int64(len(html)))
 	r.HTMLTokensCL100K = ptr(int64(10 * i))
 	r.HTMLTokensO200K = ptr(int64(9 * i))
@@ -59,15 +58,35 @@ func pageRow(i int) PageRow {
 	r.CaptureMS = ptr(7.125)
 	r.ContentMS = ptr(1.0625)
 	r.ScriptMS = ptr(4.5)
-	r.Capture = []byte(fmt.Sprintf(`{"zstd":"pretend","i":%d}`, i))
-	r.CaptureEncoding = CaptureEncoding
 	r.CaptureTruncated = i%2 == 1
-	if i%2 == 0 { // every other page with a screenshot, some labeled
+	if i%2 == 0 {
 		r.ScreenshotMS = ptr(35.5 + float64(i))
+	}
+	return r
+}
+
+// testHTML is the HTML of the i-th test page.
+func testHTML(i int) string {
+	return fmt.Sprintf("<!DOCTYPE html><html><head><title>Page %d — ünïcödé</title></head><body>%s<|endoftext|></body></html>",
+		i, strings.Repeat(fmt.Sprintf("<p>row %d</p>", i), 1+i%50))
+}
+
+// blobRow returns the blobs row of the i-th test page (pageRow(i) must be
+// ok): every other one with a screenshot, some labeled; some with the
+// accessibility tree and AI snapshot.
+func blobRow(i int) BlobRow {
+	p := pageRow(i)
+	r := BlobRow{RunID: p.RunID, PageID: p.PageID, SchemaVersion: SchemaVersion, URL: p.URL, HTML: testHTML(i),
+		Capture: []byte(fmt.Sprintf(`{"zstd":"pretend","i":%d}`, i)), CaptureEncoding: CaptureEncoding}
+	if i%2 == 0 {
 		r.Screenshot = []byte(fmt.Sprintf("\xff\xd8\xff pretend JPEG %d", i))
 		r.ScreenshotFormat = "jpeg"
 		r.ScreenshotWidth, r.ScreenshotHeight = ptr(int64(1280)), ptr(int64(720))
 		r.ScreenshotLabeled = i%4 == 0
+	}
+	if i%5 == 0 {
+		r.AXTree, r.AXTreeEncoding = []byte(fmt.Sprintf("pretend axtree %d", i)), CaptureEncoding
+		r.AISnapshot, r.AISnapshotEncoding = []byte(fmt.Sprintf("pretend snapshot %d", i)), CaptureEncoding
 	}
 	return r
 }
@@ -78,6 +97,8 @@ func spaceRow(i int) SpaceRow {
 	r := SpaceRow{
 		RunID:             "run-1",
 		PageID:            fmt.Sprintf("p%06d", i/2),
+		SchemaVersion:     SchemaVersion,
+		Format:            "actionspace",
 		URL:               fmt.Sprintf("http://127.0.0.1:8080/page/%d", i/2),
 		Mode:              "fast",
 		ViewportExpansion: []int64{0, 500, -1}[i%3],

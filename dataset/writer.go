@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
@@ -73,6 +74,7 @@ type Writer[T any] struct {
 	out          *store.Writer
 	tail         *footerCutter // between pw and out
 	pw           *parquet.GenericWriter[T]
+	version      []int // index of the schema_version field of T; nil if none
 	rowGroupRows int
 	pending      int   // rows written since the last row group ended
 	rows         int64 // rows written in all
@@ -133,8 +135,21 @@ func newWriter[T any](out *store.Writer, meta Metadata, cfg WriterConfig) (*Writ
 		out:          out,
 		tail:         tail,
 		pw:           parquet.NewGenericWriter[T](tail, opts...),
+		version:      versionField(rowType),
 		rowGroupRows: cfg.RowGroupRows,
 	}, nil
+}
+
+// versionField returns the index of t's int64 field whose column is
+// schema_version, which every row gets set to SchemaVersion; nil when t
+// has none.
+func versionField(t reflect.Type) []int {
+	for f := range t.Fields() {
+		if name, _, _ := strings.Cut(f.Tag.Get("parquet"), ","); name == "schema_version" && f.Type.Kind() == reflect.Int64 {
+			return f.Index
+		}
+	}
+	return nil
 }
 
 // byteColumns returns the paths of the string and byte columns of schema,
@@ -160,13 +175,17 @@ func (w *Writer[T]) Path() string { return w.out.Name() }
 // Rows returns the number of rows written so far.
 func (w *Writer[T]) Rows() int64 { return w.rows }
 
-// Write buffers one row. Every RowGroupRows rows it writes the buffered rows
+// Write buffers one row, with its schema_version column (if it has one)
+// set to SchemaVersion. Every RowGroupRows rows it writes the buffered rows
 // out as a row group, so memory does not grow with the number of rows.
 func (w *Writer[T]) Write(row T) error {
 	if err := w.usable(); err != nil {
 		return err
 	}
 	w.one[0] = row
+	if w.version != nil {
+		reflect.ValueOf(&w.one[0]).Elem().FieldByIndex(w.version).SetInt(SchemaVersion)
+	}
 	_, err := w.pw.Write(w.one[:])
 	var zero T
 	w.one[0] = zero // do not keep the row's strings alive

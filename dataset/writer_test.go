@@ -286,10 +286,10 @@ func TestReadMetadata_errors(t *testing.T) {
 	}
 }
 
-// BenchmarkWriter_Write writes pages rows carrying about 100 KB of HTML and a
-// 20 KB capture each, the heavy table.
+// BenchmarkWriter_Write writes blobs rows carrying about 100 KB of HTML and
+// a 20 KB capture each, the heavy table.
 func BenchmarkWriter_Write(b *testing.B) {
-	row := pageRow(0)
+	row := blobRow(0)
 	var html strings.Builder
 	for i := 0; html.Len() < 100<<10; i++ {
 		fmt.Fprintf(&html, `<div class="card" data-i="%d"><a href="/p/%d">Product %d</a><button>Add</button></div>`+"\n", i, i, i)
@@ -300,8 +300,8 @@ func BenchmarkWriter_Write(b *testing.B) {
 		b.Fatal(err)
 	}
 	row.Capture = capture
-	path := filepath.Join(b.TempDir(), "pages.parquet")
-	w, err := Create[PageRow](path, Metadata{}, WriterConfig{RowGroupRows: 100})
+	path := filepath.Join(b.TempDir(), "blobs.parquet")
+	w, err := Create[BlobRow](path, Metadata{}, WriterConfig{RowGroupRows: 100})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -117,7 +117,7 @@ func (o *output) crawl(ctx context.Context, cfg Config, browser Browser, onResul
 		return o.stats, err
 	}
 	stats, runErr := run(ctx, cfg, browser, o.todo, func(res Result) error {
-		if err := parts.Write(res.Page, res.Spaces); err != nil {
+		if err := parts.Write(res); err != nil {
 			return err
 		}
 		if onResult != nil {

@@ -56,11 +56,9 @@ type Target struct {
 	Err *PageError
 }
 
-// Result is everything the crawl learned about one target.
-type Result struct {
-	Page   dataset.PageRow
-	Spaces []dataset.SpaceRow
-}
+// Result is everything the crawl learned about one target: the rows it
+// gives each table of the dataset.
+type Result = dataset.Rows
 
 // Stats counts what a run did. Targets = OK + Failed + Unfinished (+
 // Skipped, for a resumed crawl).

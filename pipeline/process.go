@@ -84,14 +84,13 @@ func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempt
 		row.CapturedAt = time.UnixMilli(int64(pg.Time)).UTC()
 	}
 	row.Title = pg.Title
-	row.HTML = load.HTML
 	row.HTMLBytes = ptr(int64(len(load.HTML)))
+	blob := &dataset.BlobRow{RunID: p.cfg.RunID, PageID: t.PageID, URL: t.URL, HTML: load.HTML,
+		Capture: packed, CaptureEncoding: dataset.CaptureEncoding}
 	row.ScrollX, row.ScrollY = ptr(pg.ScrollX), ptr(pg.ScrollY)
 	row.PageWidth, row.PageHeight = ptr(pg.DocWidth), ptr(pg.DocHeight)
 	row.DevicePixelRatio = ptr(pg.DPR)
 	row.ScriptMS = ptr(pg.ScriptMs)
-	row.Capture = packed
-	row.CaptureEncoding = dataset.CaptureEncoding
 	row.CaptureTruncated = pg.Truncated
 
 	tree := dom.NewTree(capture)
@@ -126,10 +125,10 @@ func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempt
 			spaces = append(spaces, p.space(ctx, t, tree, opts, mode, html))
 		}
 	}
-	p.screenshotColumns(&row, load, pg, labels)
+	p.screenshotColumns(blob, load, pg, labels)
 	row.ProcessMS = ptr(space.MS(time.Since(procStart)))
 	row.TotalMS = space.MS(time.Since(started))
-	return Result{Page: row, Spaces: spaces}
+	return Result{Page: row, Blob: blob, Spaces: spaces}
 }
 
 // space selects one view of the page, renders it in one mode and
@@ -143,6 +142,7 @@ func (p *processor) space(ctx context.Context, t Target, tree *dom.Tree, opts do
 		RunID:             p.cfg.RunID,
 		PageID:            t.PageID,
 		URL:               t.URL,
+		Format:            space.FormatActionSpace,
 		Mode:              mode,
 		ViewportExpansion: int64(opts.Expansion),
 		TextPolicy:        string(opts.Text),

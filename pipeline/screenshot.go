@@ -18,7 +18,7 @@ import (
 // expansion's, onto the image and encodes it again in the same format (and
 // JPEG quality). An image that does not decode is left out, one that cannot
 // be labeled stored plain; both are logged.
-func (p *processor) screenshotColumns(row *dataset.PageRow, load *Load, pg dom.PageInfo, actions []render.Action) {
+func (p *processor) screenshotColumns(row *dataset.BlobRow, load *Load, pg dom.PageInfo, actions []render.Action) {
 	shots := p.cfg.Page.Screenshot
 	if len(load.Screenshot) == 0 || !shots.On() {
 		return

@@ -53,7 +53,7 @@ func TestScreenshot_columns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var row dataset.PageRow
+			var row dataset.BlobRow
 			p.screenshotColumns(&row, &Load{Screenshot: tt.data, ScreenshotFormat: tt.format}, pg, actions)
 			if got := row.Screenshot == nil; got != tt.wantNull {
 				t.Fatalf("screenshot null = %v, want %v", got, tt.wantNull)

@@ -20,6 +20,22 @@ const (
 	ModeDeep = "deep"
 )
 
+// Format names, as the format column of the spaces and cells tables holds
+// them: what an agent is given to read.
+const (
+	// FormatActionSpace is this project's action space, in fast or deep
+	// mode.
+	FormatActionSpace = "actionspace"
+	// FormatPlaywrightAI is Playwright's AI snapshot (what Playwright MCP
+	// agents read).
+	FormatPlaywrightAI = "playwright-ai"
+	// FormatAXTree is Chromium's accessibility tree, flattened as WebArena
+	// and BrowserGym print it.
+	FormatAXTree = "axtree"
+	// FormatHTML is the page's HTML, whole page only.
+	FormatHTML = "html"
+)
+
 // ParseModes reads a comma list of modes: each known, none twice, at
 // least one.
 func ParseModes(list string) ([]string, error) {

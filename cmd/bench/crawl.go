@@ -43,7 +43,7 @@ func crawlFirst(ctx context.Context, cfg bench.Config, o options, stdin io.Reade
 	}
 	defer cleanup()
 	dir = filepath.Join(o.out, bench.CrawlDir)
-	if pages, _, err := dataset.Files(dir); err == nil && len(pages) > 0 {
+	if pages, err := dataset.Files(dir, dataset.PagesDir); err == nil && len(pages) > 0 {
 		return "", "", fmt.Errorf("%s already holds a crawl: sweep it again with `bench %s --out NEW-DIR`, or choose another --out", dir, dir)
 	}
 	fmt.Fprintf(stderr, "bench: crawling %d URLs with %d workers -> %s\n", len(targets), pc.Workers, dir)

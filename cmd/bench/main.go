@@ -53,7 +53,7 @@ expansion x text policy), counts tokens in every encoding and writes
 OUT/cells.parquet (one row per page x cell), OUT/summary.parquet and
 OUT/summary.json (one row per cell), OUT/report.md and its SVG charts.
 
-DATASET is a crawl output directory (or one of its pages files): its
+DATASET is a crawl output directory (its pages and blobs tables): its
 stored captures are re-rendered without a browser. URL-FILE (or --urls)
 is a URL list, crawled first into OUT/crawl with headless Chromium. With
 neither, the bundled corpus is served on 127.0.0.1 and crawled.
@@ -149,7 +149,7 @@ Flags:
 			return err
 		}
 	}
-	pages, err := bench.PagesFiles(input)
+	data, err := bench.OpenDataset(input)
 	if err != nil {
 		return err
 	}
@@ -168,7 +168,7 @@ Flags:
 		}
 		progress.Add(1, d.Errors)
 	}
-	res, err := bench.Sweep(ctx, cfg, pages, o.out)
+	res, err := bench.Sweep(ctx, cfg, data, o.out)
 	if progress != nil {
 		progress.Finish()
 	}

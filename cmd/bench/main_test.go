@@ -50,15 +50,10 @@ func captureDataset(t *testing.T) string {
 	}
 	sort.Strings(paths)
 	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, dataset.PagesDir), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	w, err := dataset.Create[dataset.PageRow](filepath.Join(dir, dataset.PagesDir, "part-00000.parquet"),
-		dataset.Metadata{RunID: "stored"}, dataset.WriterConfig{})
+	w, err := dataset.NewParts(dir, 0, dataset.Metadata{RunID: "stored"}, dataset.PartsConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.Abort()
 	site := corpora.Handler()
 	for _, p := range paths {
 		f, err := os.Open(p)
@@ -87,9 +82,13 @@ func captureDataset(t *testing.T) string {
 		}
 		html := rec.Body.String()
 		n := int64(len(html))
-		if err := w.Write(dataset.PageRow{RunID: "stored", PageID: pipeline.PageID(c.Page.URL), URL: c.Page.URL,
-			Status: dataset.StatusOK, HTML: html, HTMLMetrics: dataset.HTMLMetrics{HTMLBytes: &n}, CapturedAt: time.Unix(0, 0).UTC(),
-			Capture: packed, CaptureEncoding: dataset.CaptureEncoding}); err != nil {
+		id := pipeline.PageID(c.Page.URL)
+		if err := w.Write(dataset.Rows{
+			Page: dataset.PageRow{RunID: "stored", PageID: id, URL: c.Page.URL, Status: dataset.StatusOK,
+				HTMLMetrics: dataset.HTMLMetrics{HTMLBytes: &n}, CapturedAt: time.Unix(0, 0).UTC()},
+			Blob: &dataset.BlobRow{RunID: "stored", PageID: id, URL: c.Page.URL, HTML: html,
+				Capture: packed, CaptureEncoding: dataset.CaptureEncoding},
+		}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -282,7 +281,7 @@ func TestRun_Corpus(t *testing.T) {
 	if got := arrowRowCount(t, filepath.Join(out, bench.SummaryFile)); got != cells {
 		t.Errorf("summary.parquet: %d rows, want %d", got, cells)
 	}
-	parts, _, err := dataset.Files(filepath.Join(out, bench.CrawlDir))
+	parts, err := dataset.Files(filepath.Join(out, bench.CrawlDir), dataset.PagesDir)
 	if err != nil || len(parts) == 0 {
 		t.Errorf("crawl dataset: %v, %v", parts, err)
 	}
