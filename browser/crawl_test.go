@@ -132,29 +132,36 @@ func readBlobs(t *testing.T, dir string) map[string]dataset.BlobRow {
 }
 
 // datasetFiles lists the parts of the dataset in dir and checks the layout:
-// only complete parts, paired by name, nothing else in dir.
+// only complete parts, one per table under the same name, nothing else in
+// dir. It returns the pages and spaces parts.
 func datasetFiles(t *testing.T, dir string) (pages, spaces []string) {
 	t.Helper()
-	pages, err := dataset.Files(dir, dataset.PagesDir)
-	if err == nil {
-		spaces, err = dataset.Files(dir, dataset.SpacesDir)
+	parts := map[string][]string{}
+	for _, table := range dataset.Tables() {
+		files, err := dataset.Files(dir, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts[table] = files
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(pages) == 0 || len(pages) != len(spaces) {
-		t.Fatalf("%d pages parts and %d spaces parts, want the same number > 0", len(pages), len(spaces))
+	pages, spaces = parts[dataset.PagesDir], parts[dataset.SpacesDir]
+	if len(pages) == 0 {
+		t.Fatal("no pages parts")
 	}
 	want := map[string]bool{}
-	for i := range pages {
-		rp, _ := filepath.Rel(dir, pages[i])
-		rs, _ := filepath.Rel(dir, spaces[i])
-		if filepath.Base(rp) != filepath.Base(rs) {
-			t.Errorf("part %d: %s and %s, want the same name", i, rp, rs)
+	for _, table := range dataset.Tables() {
+		if len(parts[table]) != len(pages) {
+			t.Fatalf("%d %s parts and %d pages parts, want the same number", len(parts[table]), table, len(pages))
 		}
-		want[rp], want[rs] = true, true
+		for i, f := range parts[table] {
+			rel, _ := filepath.Rel(dir, f)
+			if filepath.Base(f) != filepath.Base(pages[i]) {
+				t.Errorf("part %d: %s, want the pages part's name %s", i, rel, filepath.Base(pages[i]))
+			}
+			want[rel] = true
+		}
 	}
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}

@@ -508,8 +508,8 @@ func checks() map[string]check {
 						t.Errorf("%s = %s in %v files, want all %d", k, v, f, c.files)
 					}
 				}
-				if v := values["actionspace.schema_version"]; v != "1" {
-					t.Errorf("schema_version = %q, want 1", v)
+				if v := values["actionspace.schema_version"]; v != strconv.Itoa(dataset.SchemaVersion) {
+					t.Errorf("schema_version = %q, want %d", v, dataset.SchemaVersion)
 				}
 				if v := values["actionspace.run_id"]; v != c.runID {
 					t.Errorf("run_id = %q, want %s", v, c.runID)
