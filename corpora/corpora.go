@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -79,7 +80,12 @@ func contentType(name string) string {
 }
 
 // serveSite serves one file of the embedded site.
-func serveSite(w http.ResponseWriter, r *http.Request) {
+func serveSite(w http.ResponseWriter, r *http.Request) { serveFile(w, r, files, "site/") }
+
+// serveFile serves the file of fsys that the request's path names, below
+// prefix: index.html for a folder, a 404 page for anything else that is
+// not a file (no listings), the Content-Type from the extension.
+func serveFile(w http.ResponseWriter, r *http.Request, fsys fs.FS, prefix string) {
 	name := strings.TrimPrefix(r.URL.Path, "/")
 	if name == "" || strings.HasSuffix(name, "/") {
 		name += "index.html"
@@ -88,7 +94,7 @@ func serveSite(w http.ResponseWriter, r *http.Request) {
 		notFound(w, r)
 		return
 	}
-	data, err := fs.ReadFile(files, "site/"+name)
+	data, err := fs.ReadFile(fsys, prefix+name)
 	if err != nil {
 		// Missing files and directories alike: the site has no listings.
 		notFound(w, r)
@@ -213,6 +219,31 @@ type Server struct {
 // [Handler] on both in goroutines until [Server.Close] is called. Only the
 // local machine can reach it.
 func Start() (*Server, error) {
+	return start(func(s *Server) http.Handler { return newHandler(s.AltURL, s.AltSiteURL) })
+}
+
+// ServeDir serves the files below dir — saved pages of real sites, for
+// instance — the way Start serves the bundled site (a Content-Type per
+// extension, 404 pages, no listings), on 127.0.0.1 until [Server.Close].
+func ServeDir(dir string) (*Server, error) {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("serve %s: not a directory (%v)", dir, err)
+	}
+	fsys := os.DirFS(dir)
+	return start(func(*Server) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodGet && r.Method != http.MethodHead {
+				http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+				return
+			}
+			serveFile(w, r, fsys, "")
+		})
+	})
+}
+
+// start listens on two free ports of 127.0.0.1 and serves the handler
+// that handler makes for the server on both.
+func start(handler func(*Server) http.Handler) (*Server, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("listen on 127.0.0.1: %w", err)
@@ -230,7 +261,7 @@ func Start() (*Server, error) {
 		served:     make(chan error, 2),
 	}
 	s.srv = &http.Server{
-		Handler:           newHandler(s.AltURL, s.AltSiteURL),
+		Handler:           handler(s),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       60 * time.Second,
 	}

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -309,5 +311,46 @@ func TestStart(t *testing.T) {
 	if res, err := http.Get(s.URL + "/"); err == nil {
 		res.Body.Close()
 		t.Errorf("GET after Close succeeded with status %d, want an error", res.StatusCode)
+	}
+}
+
+// TestServeDir serves a folder of saved pages: files by path, index.html
+// for a folder, 404 for the rest, nothing outside the folder.
+func TestServeDir(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "site"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{"a.html": "<p>a</p>", "site/index.html": "<p>site</p>"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv, err := ServeDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	for _, tt := range []struct {
+		path, body, ctype string
+		code              int
+	}{
+		{"/a.html", "<p>a</p>", "text/html; charset=utf-8", 200},
+		{"/site/", "<p>site</p>", "text/html; charset=utf-8", 200},
+		{"/missing.html", "", "text/html; charset=utf-8", 404},
+		{"/../etc/passwd", "", "text/html; charset=utf-8", 404},
+	} {
+		resp, err := http.Get(srv.URL + tt.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tt.code || resp.Header.Get("Content-Type") != tt.ctype || (tt.code == 200 && string(body) != tt.body) {
+			t.Errorf("GET %s = %d %q %q, want %d %q %q", tt.path, resp.StatusCode, resp.Header.Get("Content-Type"), body, tt.code, tt.ctype, tt.body)
+		}
+	}
+	if _, err := ServeDir(filepath.Join(dir, "a.html")); err == nil {
+		t.Error("ServeDir of a file succeeded")
 	}
 }
