@@ -92,7 +92,7 @@ const (
 	// takes in at most: each costs a capture of its own, and pages made
 	// of frames (the attack page of 50) would otherwise take most of the
 	// URL's time limit.
-	DefaultMaxFrames = 20
+	DefaultMaxFrames = 10
 )
 
 // PageConfig says how every page of a crawl loads a URL: the viewport it
