@@ -33,7 +33,6 @@ type netGuard struct {
 	page    pipeline.AddrClass
 	classes map[string]pipeline.AddrClass // host names resolved during this load
 	main    string                        // why the main frame's last navigation was refused
-	mainN   int                           // main-frame navigations refused
 	others  int                           // other requests refused
 }
 
@@ -48,7 +47,7 @@ func newNetGuard(policy pipeline.NetworkConfig) *netGuard {
 // the page may reach) and resets the counts.
 func (g *netGuard) begin(ctx context.Context, rawURL string) {
 	g.mu.Lock()
-	g.classes, g.main, g.mainN, g.others = map[string]pipeline.AddrClass{}, "", 0, 0
+	g.classes, g.main, g.others = map[string]pipeline.AddrClass{}, "", 0
 	g.mu.Unlock()
 	class := pipeline.ClassPublic
 	if u, err := url.Parse(rawURL); err == nil {
@@ -67,15 +66,11 @@ func (g *netGuard) refusedMain() string {
 	return g.main
 }
 
-// refused returns the number of requests refused in this load: other
-// requests, plus the main frame's navigations when mainToo (the load went
-// on: those were script navigations).
-func (g *netGuard) refused(mainToo bool) int {
+// refused returns the number of requests refused in this load, the main
+// frame's navigations left out (they fail the load).
+func (g *netGuard) refused() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if mainToo {
-		return g.others + g.mainN
-	}
 	return g.others
 }
 
@@ -129,17 +124,42 @@ func (g *netGuard) verdict(ctx context.Context, rawURL string) (bool, string) {
 	return false, fmt.Sprintf("%s is a %s address, refused to a %s page (crawl --allow-private lifts this)", host, target, page)
 }
 
-// route lets a request go on or aborts it.
+// route lets a request go on or aborts it. Chromium follows a redirect
+// without asking the route again, so a navigation (of the page or of a
+// frame) is fetched here with redirects off: a redirect's target is
+// checked before the browser is handed the redirect and asks for it (and
+// the route sees that request again).
 func (g *netGuard) route(tab *pwTab, r playwright.Route) {
 	req := r.Request()
+	main := req.IsNavigationRequest() && req.Frame() == tab.mainFrame
 	ok, why := g.verdict(context.Background(), req.URL())
+	if ok && req.IsNavigationRequest() {
+		resp, err := r.Fetch(playwright.RouteFetchOptions{MaxRedirects: playwright.Int(0), Timeout: playwright.Float(0)})
+		if err != nil {
+			_ = r.Abort("failed")
+			return
+		}
+		if loc := resp.Headers()["location"]; resp.Status() >= 300 && resp.Status() < 400 && loc != "" {
+			if base, err := url.Parse(req.URL()); err == nil {
+				if next, err := base.Parse(loc); err == nil {
+					ok, why = g.verdict(context.Background(), next.String())
+					why = "redirect to " + next.String() + ": " + why
+				}
+			}
+		}
+		if ok {
+			_ = r.Fulfill(playwright.RouteFulfillOptions{Response: resp})
+			return
+		}
+		_ = resp.Dispose()
+	}
 	if ok {
 		_ = r.Continue()
 		return
 	}
 	g.mu.Lock()
-	if req.IsNavigationRequest() && req.Frame() == tab.mainFrame {
-		g.main, g.mainN = why, g.mainN+1
+	if main {
+		g.main = why
 	} else {
 		g.others++
 	}

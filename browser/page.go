@@ -271,17 +271,21 @@ func checkLoadURL(raw string) error {
 }
 
 // load does the work of Load on its own goroutine, under the network
-// policy.
+// policy. A refused navigation of the main frame fails the load as
+// blocked, whether it came first, after a redirect or from a script once
+// the page had loaded (Chromium then shows its error page, which is not
+// the page).
 func (p *pwPage) load(ctx context.Context, rawURL string) (*pipeline.Load, error) {
 	if p.guard == nil {
 		return p.loadPage(ctx, rawURL)
 	}
 	p.guard.begin(ctx, rawURL)
 	ld, err := p.loadPage(ctx, rawURL)
+	if why := p.guard.refusedMain(); why != "" && pipeline.ErrorKindOf(err) != pipeline.KindBlocked {
+		err = &pipeline.PageError{Kind: pipeline.KindBlocked, URL: rawURL, Err: errors.New(why)}
+	}
 	if ld != nil {
-		// A refused main-frame navigation of a load that went on was a
-		// script's, and counts with the other refused requests.
-		ld.BlockedRequests = p.guard.refused(pipeline.ErrorKindOf(err) != pipeline.KindBlocked)
+		ld.BlockedRequests = p.guard.refused()
 	}
 	return ld, err
 }

@@ -172,11 +172,12 @@ type PageRow struct {
 	// capture.
 	CaptureChars *int64 `parquet:"capture_chars"`
 	// BlockedRequests is the number of the page's requests that the
-	// network policy refused (subresources, frames, fetches, script
-	// navigations to link-local or metadata addresses, or from a public
-	// page into private ones; see crawl --allow-private). A refused main
-	// navigation makes the page an error of kind blocked instead. Zero when
-	// nothing was refused, and for pages no browser loaded.
+	// network policy refused: subresources, frames and fetches to
+	// link-local or metadata addresses, or from a public page into private
+	// ones (see crawl --allow-private). A refused navigation of the page
+	// itself (its URL, a redirect, a script navigation) makes the page an
+	// error of kind blocked instead. Zero when nothing was refused, and for
+	// pages no browser loaded.
 	BlockedRequests int64 `parquet:"blocked_requests"`
 }
 
