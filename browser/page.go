@@ -51,9 +51,9 @@ type pwPage struct {
 	browser   *pwBrowser
 	log       *slog.Logger
 	cfg       pipeline.PageConfig
-	script    string // the capture script's source
-	scriptArg any    // its argument (cfg.Script unless a test replaced the script)
-	arg       string // scriptArg as JSON
+	script    string    // the capture script's source
+	scriptArg any       // its argument (cfg.Script unless a test replaced the script)
+	arg       string    // scriptArg as JSON
 	guard     *netGuard // the network policy; nil when it allows everything
 
 	stage atomic.Value // string: the stage the current load is in
