@@ -366,7 +366,7 @@ func (p *pwPage) loadPage(ctx context.Context, rawURL string) (*pipeline.Load, e
 	// Password values out first, then the cut: what is stored and
 	// counted is a prefix of the redacted HTML.
 	ld.HTMLBytes = len(html)
-	html, _ = dom.RedactPasswords(html)
+	html, _ = dom.RedactSecrets(html)
 	ld.HTML, ld.HTMLTruncated = dom.CutHTML(html, p.cfg.MaxHTMLBytes)
 	ld.FinalURL = tab.page.URL()
 	return ld, nil

@@ -46,7 +46,7 @@ type Load struct {
 	// ContentType is the main response's Content-Type header.
 	ContentType string
 	// HTML is the serialized DOM (page.Content) after the capture, with
-	// the value attributes of password inputs taken out (dom.RedactPasswords)
+	// the value attributes of password inputs taken out (dom.RedactSecrets)
 	// and then cut at PageConfig.MaxHTMLBytes (dom.CutHTML).
 	HTML string
 	// HTMLBytes is the length of the serialized DOM before the redaction
