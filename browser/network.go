@@ -124,45 +124,48 @@ func (g *netGuard) verdict(ctx context.Context, rawURL string) (bool, string) {
 	return false, fmt.Sprintf("%s is a %s address, refused to a %s page (crawl --allow-private lifts this)", host, target, page)
 }
 
-// route lets a request go on or aborts it. Chromium follows a redirect
-// without asking the route again, so a navigation (of the page or of a
-// frame) is fetched here with redirects off: a redirect's target is
-// checked before the browser is handed the redirect and asks for it (and
-// the route sees that request again).
+// route lets a request go on or aborts it.
 func (g *netGuard) route(tab *pwTab, r playwright.Route) {
 	req := r.Request()
-	main := req.IsNavigationRequest() && req.Frame() == tab.mainFrame
 	ok, why := g.verdict(context.Background(), req.URL())
-	if ok && req.IsNavigationRequest() {
-		resp, err := r.Fetch(playwright.RouteFetchOptions{MaxRedirects: playwright.Int(0), Timeout: playwright.Float(0)})
-		if err != nil {
-			_ = r.Abort("failed")
-			return
-		}
-		if loc := resp.Headers()["location"]; resp.Status() >= 300 && resp.Status() < 400 && loc != "" {
-			if base, err := url.Parse(req.URL()); err == nil {
-				if next, err := base.Parse(loc); err == nil {
-					ok, why = g.verdict(context.Background(), next.String())
-					why = "redirect to " + next.String() + ": " + why
-				}
-			}
-		}
-		if ok {
-			_ = r.Fulfill(playwright.RouteFulfillOptions{Response: resp})
-			return
-		}
-		_ = resp.Dispose()
-	}
 	if ok {
 		_ = r.Continue()
 		return
 	}
 	g.mu.Lock()
-	if main {
+	if req.IsNavigationRequest() && req.Frame() == tab.mainFrame {
 		g.main = why
 	} else {
 		g.others++
 	}
 	g.mu.Unlock()
 	_ = r.Abort("blockedbyclient")
+}
+
+// redirected checks where a redirect of the main frame's navigation leads.
+// Chromium follows redirects without asking the route again, so the
+// request to a refused target may already be on its way when this runs:
+// the load then fails as blocked, and nothing of that target is stored.
+func (g *netGuard) redirected(tab *pwTab, resp playwright.Response) {
+	loc := resp.Headers()["location"]
+	if resp.Status() < 300 || resp.Status() >= 400 || loc == "" {
+		return
+	}
+	req := resp.Request()
+	if !req.IsNavigationRequest() || req.Frame() != tab.mainFrame {
+		return
+	}
+	base, err := url.Parse(resp.URL())
+	if err != nil {
+		return
+	}
+	next, err := base.Parse(loc)
+	if err != nil {
+		return
+	}
+	if ok, why := g.verdict(context.Background(), next.String()); !ok {
+		g.mu.Lock()
+		g.main = "redirect to " + next.String() + ": " + why
+		g.mu.Unlock()
+	}
 }

@@ -84,6 +84,9 @@ func (p *pwPage) onResponse(tab *pwTab, r playwright.Response) {
 	if !r.Request().IsNavigationRequest() || r.Frame() != tab.mainFrame {
 		return
 	}
+	if p.guard != nil {
+		p.guard.redirected(tab, r)
+	}
 	nav := &navResponse{url: r.URL(), status: r.Status(), statusText: r.StatusText(), contentType: r.Headers()["content-type"]}
 	p.mu.Lock()
 	defer p.mu.Unlock()
