@@ -487,8 +487,8 @@ func TestCrawl_BadList(t *testing.T) {
 // that answers only requests carrying its API key (401 otherwise), with a
 // reply that describes every ID the prompt asks for.
 type keyedChatServer struct {
-	key                    string
-	mu                     sync.Mutex
+	key                   string
+	mu                    sync.Mutex
 	calls, refused, keyed int
 }
 
