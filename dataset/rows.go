@@ -230,10 +230,7 @@ type BlobRow struct {
 	// device_pixel_ratio, land on their elements; encoded as
 	// screenshot_format says. With `crawl --screenshots labeled` the boxes
 	// and IDs of the run's first viewport expansion are drawn on it (see
-	// ScreenshotLabeled). Size, for a 1280x720 viewport on the bundled
-	// corpus: 45 to 111 KB as JPEG at the default quality 70 (median 61 KB),
-	// 62 to 151 KB labeled (median 82 KB; re-encoded after drawing), 60 to
-	// 330 KB as PNG. Null when screenshots were off (the default) or the
+	// ScreenshotLabeled). Null when screenshots were off (the default) or the
 	// screenshot failed, and for failed pages.
 	Screenshot []byte `parquet:"screenshot,optional,uncompressed" dataset:"blob"`
 	// ScreenshotFormat names the encoding of Screenshot: "jpeg" or "png";
