@@ -23,6 +23,10 @@ setup:
 		echo "setup: installing Debian nodejs"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq nodejs; \
 	fi
+	@if ! python3 -c 'import zstandard' 2>/dev/null && ! /usr/bin/python3 -c 'import zstandard' 2>/dev/null; then \
+		echo "setup: installing Debian python3-zstandard (the dataset card's recipe is tested)"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3 python3-zstandard; \
+	fi
 	@$(GO) mod download
 	@$(GO) run ./cmd/setup
 	@$(GO) run ./internal/s3test/s3setup

@@ -66,6 +66,7 @@ func (p *pwPage) settleAndCapture(ctx context.Context, tab *pwTab, rawURL string
 	expr = "(" + p.script + "\n)(" + p.arg + ")"
 	res, err = tab.evaluate(world, expr, timeoutMS(ctx))
 	ld.CaptureTime += time.Since(start)
+	ld.CapturedAt = time.Now().UTC()
 	if err != nil {
 		return p.fail(ctx, rawURL, "capture", pipeline.KindCapture, err)
 	}

@@ -120,6 +120,9 @@ func (b *pwBrowser) NewPage(ctx context.Context, cfg pipeline.PageConfig) (pipel
 		return nil, fmt.Errorf("new page: capture script argument: %w", err)
 	}
 	p.arg = string(arg)
+	if !cfg.Network.AllowPrivate {
+		p.guard = newNetGuard(cfg.Network)
+	}
 	p.dead, p.kill = context.WithCancel(context.Background())
 	tab, err := b.openTab(p)
 	if err != nil {
@@ -135,14 +138,27 @@ func (b *pwBrowser) openTab(p *pwPage) (*pwTab, error) {
 	if !b.browser.IsConnected() {
 		return nil, &pipeline.PageError{Kind: pipeline.KindBrowser, Err: errors.New("new page: browser disconnected")}
 	}
-	bctx, err := b.browser.NewContext(playwright.BrowserNewContextOptions{
+	opts := playwright.BrowserNewContextOptions{
 		Viewport:          &playwright.Size{Width: p.cfg.ViewportWidth, Height: p.cfg.ViewportHeight},
 		AcceptDownloads:   playwright.Bool(false), // downloads are canceled
 		IgnoreHttpsErrors: playwright.Bool(false),
 		JavaScriptEnabled: playwright.Bool(true),
-	})
+	}
+	if p.guard != nil {
+		// A service worker's requests would bypass the routing.
+		opts.ServiceWorkers = playwright.ServiceWorkerPolicyBlock
+	}
+	bctx, err := b.browser.NewContext(opts)
 	if err != nil {
 		return nil, &pipeline.PageError{Kind: kindOf(err, pipeline.KindBrowser), Err: fmt.Errorf("new browser context: %w", shortError{err})}
+	}
+	var tab *pwTab // set below, before any request is made
+	if p.guard != nil {
+		err := bctx.Route("**/*", func(r playwright.Route) { p.guard.route(tab, r) })
+		if err != nil {
+			_ = bctx.Close()
+			return nil, &pipeline.PageError{Kind: kindOf(err, pipeline.KindBrowser), Err: fmt.Errorf("route requests: %w", shortError{err})}
+		}
 	}
 	bctx.OnDialog(p.onDialog)
 	page, err := bctx.NewPage()
@@ -155,7 +171,7 @@ func (b *pwBrowser) openTab(p *pwPage) (*pwTab, error) {
 		_ = bctx.Close()
 		return nil, &pipeline.PageError{Kind: kindOf(err, pipeline.KindBrowser), Err: fmt.Errorf("new CDP session: %w", shortError{err})}
 	}
-	tab := &pwTab{context: bctx, page: page, cdp: cdp, mainFrame: page.MainFrame()}
+	tab = &pwTab{context: bctx, page: page, cdp: cdp, mainFrame: page.MainFrame()}
 	page.OnPopup(p.onPopup)
 	page.OnResponse(func(r playwright.Response) { p.onResponse(tab, r) })
 	page.OnCrash(func(playwright.Page) { p.tabFailed(tab, errors.New("renderer crashed")) })

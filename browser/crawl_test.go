@@ -256,7 +256,7 @@ func TestCrawl_Corpus(t *testing.T) {
 		b := blobs[p["page_id"].(string)]
 		if p["http_status"] != int64(200) || p["title"] == "" || p["html_tokens_cl100k"].(int64) <= 0 ||
 			p["dom_nodes"].(int64) <= 0 || p["viewport_width"] != int64(1280) || b.Capture == nil ||
-			b.CaptureEncoding != dataset.CaptureEncoding || int64(len(b.HTML)) != p["html_bytes"] || b.URL != u {
+			b.CaptureEncoding != dataset.CaptureEncoding || int64(len(b.HTML)) > p["html_bytes"].(int64) || b.URL != u {
 			t.Errorf("%s: unexpected values: status=%v title=%q tokens=%v nodes=%v", u, p["http_status"], p["title"], p["html_tokens_cl100k"], p["dom_nodes"])
 		}
 	}

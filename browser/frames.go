@@ -69,6 +69,9 @@ type frameCapturer struct {
 	// top document's and every frame's: the capture's node and character
 	// budgets cover them all.
 	nodes, chars int
+	// frames counts the frames whose capture was tried, nested ones
+	// included: at most the page config's MaxFrames.
+	frames int
 }
 
 // budgetSpent is why a frame is left out when the page's captures already
@@ -90,6 +93,11 @@ func (fc *frameCapturer) captureFrames(ctx context.Context, cdp playwright.CDPSe
 		if ctx.Err() != nil {
 			return
 		}
+		if fc.frames >= fc.p.cfg.MaxFrames {
+			c.Page.Cap(dom.CapFrames)
+			break
+		}
+		fc.frames++
 		f, err := fc.captureFrame(ctx, cdp, world, n.CrossOrigin, depth)
 		var spent budgetSpent
 		if errors.As(err, &spent) {

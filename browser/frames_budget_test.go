@@ -24,10 +24,11 @@ func TestFrames_BudgetCoversThePage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	load := func(t *testing.T, opts dom.ScriptOptions) *dom.Capture {
+	load := func(t *testing.T, opts dom.ScriptOptions, maxFrames int) *dom.Capture {
 		t.Helper()
 		cfg := defaultTestConfig()
 		cfg.page.Script = opts
+		cfg.page.MaxFrames = maxFrames
 		page := mustNewPage(t, mustLaunchChromium(t, cfg))
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
@@ -64,7 +65,7 @@ func TestFrames_BudgetCoversThePage(t *testing.T) {
 	}
 
 	opts := dom.DefaultScriptOptions()
-	c := load(t, opts)
+	c := load(t, opts, corpora.AttackFrames)
 	if len(c.Nodes) > opts.MaxNodes {
 		t.Errorf("%d nodes in the stitched capture, budget %d", len(c.Nodes), opts.MaxNodes)
 	}
@@ -87,7 +88,7 @@ func TestFrames_BudgetCoversThePage(t *testing.T) {
 		}
 	}
 	opts.MaxNodes = page + 2*frame
-	c = load(t, opts)
+	c = load(t, opts, corpora.AttackFrames)
 	if len(c.Nodes) != opts.MaxNodes {
 		t.Errorf("%d nodes, want the page's %d and two frames' %d", len(c.Nodes), page, frame)
 	}
@@ -95,9 +96,17 @@ func TestFrames_BudgetCoversThePage(t *testing.T) {
 
 	opts = dom.DefaultScriptOptions()
 	opts.MaxChars = 100_000
-	c = load(t, opts)
+	c = load(t, opts, corpora.AttackFrames)
 	if c.Page.Chars > opts.MaxChars+opts.TextCap {
 		t.Errorf("%d chars in the stitched capture, budget %d", c.Page.Chars, opts.MaxChars)
 	}
 	check(t, c, -1, dom.CapChars)
+
+	// The frame cap: three frames captured whole, the others left out,
+	// and the capture says so without being truncated.
+	c = load(t, dom.DefaultScriptOptions(), 3)
+	if c.Page.FramesStitched != 3 || c.Page.Truncated || !slices.Equal(c.Page.Capped, []string{dom.CapFrames}) {
+		t.Errorf("max frames 3: %d stitched, truncated %v, capped %v; want 3, false, [%s]",
+			c.Page.FramesStitched, c.Page.Truncated, c.Page.Capped, dom.CapFrames)
+	}
 }

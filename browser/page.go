@@ -13,6 +13,7 @@ import (
 
 	"github.com/mxschmitt/playwright-go"
 
+	"actionspace/dom"
 	"actionspace/internal/bounded"
 	"actionspace/pipeline"
 )
@@ -50,9 +51,10 @@ type pwPage struct {
 	browser   *pwBrowser
 	log       *slog.Logger
 	cfg       pipeline.PageConfig
-	script    string // the capture script's source
-	scriptArg any    // its argument (cfg.Script unless a test replaced the script)
-	arg       string // scriptArg as JSON
+	script    string    // the capture script's source
+	scriptArg any       // its argument (cfg.Script unless a test replaced the script)
+	arg       string    // scriptArg as JSON
+	guard     *netGuard // the network policy; nil when it allows everything
 
 	stage atomic.Value // string: the stage the current load is in
 
@@ -81,6 +83,9 @@ type navResponse struct {
 func (p *pwPage) onResponse(tab *pwTab, r playwright.Response) {
 	if !r.Request().IsNavigationRequest() || r.Frame() != tab.mainFrame {
 		return
+	}
+	if p.guard != nil {
+		p.guard.redirected(tab, r)
 	}
 	nav := &navResponse{url: r.URL(), status: r.Status(), statusText: r.StatusText(), contentType: r.Headers()["content-type"]}
 	p.mu.Lock()
@@ -268,14 +273,34 @@ func checkLoadURL(raw string) error {
 	return nil
 }
 
-// load does the work of Load on its own goroutine.
+// load does the work of Load on its own goroutine, under the network
+// policy. A refused navigation of the main frame fails the load as
+// blocked, whether it came first, after a redirect or from a script once
+// the page had loaded (Chromium then shows its error page, which is not
+// the page).
 func (p *pwPage) load(ctx context.Context, rawURL string) (*pipeline.Load, error) {
+	if p.guard == nil {
+		return p.loadPage(ctx, rawURL)
+	}
+	p.guard.begin(ctx, rawURL)
+	ld, err := p.loadPage(ctx, rawURL)
+	if why := p.guard.refusedMain(); why != "" && pipeline.ErrorKindOf(err) != pipeline.KindBlocked {
+		err = &pipeline.PageError{Kind: pipeline.KindBlocked, URL: rawURL, Err: errors.New(why)}
+	}
+	if ld != nil {
+		ld.BlockedRequests = p.guard.refused()
+	}
+	return ld, err
+}
+
+// loadPage navigates, captures and reads the HTML.
+func (p *pwPage) loadPage(ctx context.Context, rawURL string) (*pipeline.Load, error) {
 	p.stage.Store("open")
 	tab, err := p.currentTab()
 	if err != nil {
 		return nil, pageError(rawURL, "open", pipeline.KindBrowser, err)
 	}
-	ld := &pipeline.Load{}
+	ld := &pipeline.Load{BrowserVersion: p.browser.Version()}
 	p.stage.Store("navigate")
 	start := time.Now()
 	nav, err := p.navigate(ctx, tab, rawURL)
@@ -285,6 +310,11 @@ func (p *pwPage) load(ctx context.Context, rawURL string) (*pipeline.Load, error
 		ld.HTTPStatus = nav.status
 		ld.ContentType = nav.contentType
 		ld.FinalURL = nav.url
+	}
+	if p.guard != nil && err != nil {
+		if why := p.guard.refusedMain(); why != "" {
+			return ld, &pipeline.PageError{Kind: pipeline.KindBlocked, URL: rawURL, Err: errors.New(why)}
+		}
 	}
 	if ld.HTTPStatus >= 400 {
 		// Checked first: an error status with an empty body fails the
@@ -336,7 +366,11 @@ func (p *pwPage) load(ctx context.Context, rawURL string) (*pipeline.Load, error
 	if err != nil {
 		return ld, p.fail(ctx, rawURL, "content", pipeline.KindCapture, err)
 	}
-	ld.HTML = html
+	// Password values out first, then the cut: what is stored and
+	// counted is a prefix of the redacted HTML.
+	ld.HTMLBytes = len(html)
+	html, _ = dom.RedactSecrets(html)
+	ld.HTML, ld.HTMLTruncated = dom.CutHTML(html, p.cfg.MaxHTMLBytes)
 	ld.FinalURL = tab.page.URL()
 	return ld, nil
 }

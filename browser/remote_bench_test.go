@@ -19,7 +19,7 @@ import (
 // one whole crawl timed from connecting to the last part closed; run it
 // once:
 //
-//	go test ./pipeline -run '^$' -bench Remote_Throughput -benchtime 1x
+//	go test ./browser -run '^$' -bench Remote_Throughput -benchtime 1x
 //
 // The numbers are only comparable within one run on one machine.
 func BenchmarkRemote_Throughput(b *testing.B) {

@@ -46,6 +46,8 @@ func pageColumns() []column {
 		{"html_bytes", "int64", true},
 		{"html_tokens_cl100k", "int64", true},
 		{"html_tokens_o200k", "int64", true},
+		{"html_truncated", "bool", false},
+		{"html_uncounted", "bool", false},
 		{"dom_nodes", "int64", true},
 		{"text_nodes", "int64", true},
 		{"interactive_nodes", "int64", true},
@@ -68,6 +70,9 @@ func pageColumns() []column {
 		{"process_ms", "float64", true},
 		{"captured_at", "timestamp[us, tz=UTC]", false},
 		{"capture_truncated", "bool", false},
+		{"capture_capped", "list<element: utf8>", false},
+		{"capture_chars", "int64", true},
+		{"blocked_requests", "int64", false},
 	}
 }
 

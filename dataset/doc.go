@@ -18,6 +18,7 @@
 //	time.Time   INT64 TIMESTAMP(MICROS, UTC)          timestamp[us, tz=UTC]
 //	[]byte      BYTE_ARRAY, optional                  binary; nil is null
 //	[]Action    LIST of a required group              list<struct>
+//	[]string    LIST of STRING                        list<string>
 //
 // [SchemaVersion] numbers this schema; every file records it in its
 // key-value metadata together with the rest of [Metadata], under keys

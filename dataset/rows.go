@@ -45,7 +45,7 @@ type PageRow struct {
 	// Status is "ok" when the page was captured, "error" otherwise.
 	Status string `parquet:"status"`
 	// ErrorKind classifies the failure: timeout, navigate, http,
-	// content_type, capture, browser, invalid_url or canceled (see the
+	// content_type, capture, browser, invalid_url or blocked (see the
 	// dataset card); empty when Status is "ok".
 	ErrorKind string `parquet:"error_kind"`
 	// ErrorMessage is the failure's full message; empty when Status is "ok".
@@ -60,6 +60,19 @@ type PageRow struct {
 	Title string `parquet:"title"`
 	// HTMLMetrics are the size and token counts of HTML.
 	HTMLMetrics
+	// HTMLTruncated reports that the HTML was longer than the crawl stores
+	// (crawl --max-html-bytes, 4 MiB by default): the blobs table's html
+	// holds its first max-html-bytes bytes (cut between characters) and
+	// the html_tokens_* columns count those; html_bytes is the whole.
+	// False for failed pages.
+	HTMLTruncated bool `parquet:"html_truncated"`
+	// HTMLUncounted reports that the HTML's tokens were not counted, so
+	// html_tokens_* are null: the count did not finish within the URL's
+	// time limit (crawl --timeout, from the start of the attempt), or the
+	// HTML holds a stretch of more than 32 KiB that the tokenizer cannot
+	// count in bounded time (such as a long run of white space). False for
+	// failed pages.
+	HTMLUncounted bool `parquet:"html_uncounted"`
 	// DOMNodes is the number of element nodes the capture walked (document,
 	// open shadow roots and captured frames); null without a capture.
 	DOMNodes *int64 `parquet:"dom_nodes"`
@@ -89,7 +102,10 @@ type PageRow struct {
 	// DevicePixelRatio is window.devicePixelRatio at capture time; null
 	// without a capture.
 	DevicePixelRatio *float64 `parquet:"device_pixel_ratio"`
-	// BrowserVersion is the browser's version string, e.g. "156.0.8078.73".
+	// BrowserVersion is the version of the browser that served the page,
+	// e.g. "156.0.8078.73": with several browser servers
+	// (--browser-endpoint), the one the page ran on. A row that no browser
+	// loaded (invalid_url) names the crawl's browser.
 	BrowserVersion string `parquet:"browser_version"`
 	// Attempts is the number of attempts made for the URL, including the
 	// one this row reports (1 when the first attempt was final).
@@ -124,14 +140,45 @@ type PageRow struct {
 	// counting tokens (HTML included), in milliseconds; null without a
 	// capture.
 	ProcessMS *float64 `parquet:"process_ms"`
-	// CapturedAt is when the capture was taken (for a failed page: when the
-	// last attempt ended), a UTC timestamp with microsecond precision.
+	// CapturedAt is when the capture script returned (for a failed page:
+	// when the last attempt ended), by the crawler's clock (never the
+	// page's, which a page can set), a UTC timestamp with microsecond
+	// precision.
 	CapturedAt time.Time `parquet:"captured_at,timestamp(microsecond:utc)"`
-	// CaptureTruncated reports that the page had more DOM nodes than the
-	// capture's node budget (crawl --max-nodes): the capture, and so every
-	// space of the page, holds only the nodes before the budget ran out, in
-	// document order. False for complete captures and failed pages.
+	// CaptureTruncated reports that the page (with its cross-origin frames)
+	// had more DOM nodes or characters than the capture's budgets (crawl
+	// --max-nodes, --max-capture-chars): the capture, and so every space of
+	// the page, holds only what came before the budget ran out, in document
+	// order. False for complete captures and failed pages.
 	CaptureTruncated bool `parquet:"capture_truncated"`
+	// CaptureCapped names the caps of the capture that the page hit, in
+	// this order: "url" (the URL cut at --max-url characters), "title"
+	// (--max-title), "attributes" (an element with more than
+	// --max-attributes attributes: the others dropped but those the
+	// renderer and locators read), "names" (an attribute or tag name longer
+	// than --max-name-length), "values" (an attribute value, control value
+	// or option label cut at --max-attr-value), "text" (a text node cut at
+	// --max-text), "options" (a select with more than --max-options
+	// options listed), "nodes" (the walk stopped at --max-nodes, or a
+	// frame was left out for it), "chars" (the walk stopped at
+	// --max-capture-chars) and "frames" (a cross-origin frame left out:
+	// past --max-frames, or nested more than 4 deep). "nodes" and "chars"
+	// also set capture_truncated. An empty list when nothing was cut, and
+	// for failed pages.
+	CaptureCapped []string `parquet:"capture_capped,list"`
+	// CaptureChars is the number of characters (UTF-16 code units) of the
+	// strings the capture holds, texts, names and values of the page and
+	// its captured frames: what --max-capture-chars bounds. Null without a
+	// capture.
+	CaptureChars *int64 `parquet:"capture_chars"`
+	// BlockedRequests is the number of the page's requests that the
+	// network policy refused: subresources, frames and fetches to
+	// link-local or metadata addresses, or from a public page into private
+	// ones (see crawl --allow-private). A refused navigation of the page
+	// itself (its URL, a redirect, a script navigation) makes the page an
+	// error of kind blocked instead. Zero when nothing was refused, and for
+	// pages no browser loaded.
+	BlockedRequests int64 `parquet:"blocked_requests"`
 }
 
 // BlobRow is one row of the blobs table: the heavy values of a captured
@@ -150,8 +197,10 @@ type BlobRow struct {
 	// URL is the page's input URL, repeated from the pages table.
 	URL string `parquet:"url"`
 	// HTML is the document's HTML serialized from the live DOM at capture
-	// time (not the bytes the server sent), as UTF-8; empty when it was not
-	// taken. The column is zstd-compressed in the file.
+	// time (not the bytes the server sent), as UTF-8, with the value
+	// attributes of password inputs taken out, cut at --max-html-bytes
+	// (see the pages table's html_truncated); empty when it was not taken.
+	// The column is zstd-compressed in the file.
 	HTML string `parquet:"html" dataset:"blob"`
 	// Capture is the capture record (the JSON the capture script returned),
 	// compressed as capture_encoding says; null when there is no capture.
@@ -181,10 +230,7 @@ type BlobRow struct {
 	// device_pixel_ratio, land on their elements; encoded as
 	// screenshot_format says. With `crawl --screenshots labeled` the boxes
 	// and IDs of the run's first viewport expansion are drawn on it (see
-	// ScreenshotLabeled). Size, for a 1280x720 viewport on the bundled
-	// corpus: 45 to 111 KB as JPEG at the default quality 70 (median 61 KB),
-	// 62 to 151 KB labeled (median 82 KB; re-encoded after drawing), 60 to
-	// 330 KB as PNG. Null when screenshots were off (the default) or the
+	// ScreenshotLabeled). Null when screenshots were off (the default) or the
 	// screenshot failed, and for failed pages.
 	Screenshot []byte `parquet:"screenshot,optional,uncompressed" dataset:"blob"`
 	// ScreenshotFormat names the encoding of Screenshot: "jpeg" or "png";
@@ -353,14 +399,17 @@ type SpaceMetrics struct {
 // HTMLMetrics are the size and token counts of a page's HTML, shared by
 // the pages table and the bench's cells table.
 type HTMLMetrics struct {
-	// HTMLBytes is the length of the page's HTML (the blobs table's html
-	// column) in bytes (UTF-8); null when the HTML was not taken.
+	// HTMLBytes is the length of the page's HTML as serialized from the
+	// DOM, in bytes (UTF-8), before any cut (see html_truncated); null
+	// when the HTML was not taken.
 	HTMLBytes *int64 `parquet:"html_bytes"`
-	// HTMLTokensCL100K is the number of cl100k_base tokens in the HTML;
-	// null when the HTML was not taken or the encoding was not requested.
+	// HTMLTokensCL100K is the number of cl100k_base tokens in the HTML as
+	// stored (the blobs table's html: password values taken out, cut at
+	// --max-html-bytes); null when the HTML was not taken or not counted
+	// (html_uncounted) or the encoding was not requested.
 	HTMLTokensCL100K *int64 `parquet:"html_tokens_cl100k"`
-	// HTMLTokensO200K is the number of o200k_base tokens in the HTML; null
-	// when the HTML was not taken or the encoding was not requested.
+	// HTMLTokensO200K is the number of o200k_base tokens in the HTML as
+	// stored; null as for html_tokens_cl100k.
 	HTMLTokensO200K *int64 `parquet:"html_tokens_o200k"`
 }
 

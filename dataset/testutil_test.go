@@ -28,6 +28,7 @@ func pageRow(i int) PageRow {
 		TotalMS:        100.25 + float64(i),
 		ProcessMS:      ptr(12.5 + float64(i)),
 		CapturedAt:     testTime().Add(time.Duration(i) * time.Second),
+		CaptureCapped:  []string{},
 	}
 	if i%3 == 2 {
 		r.Status = StatusError
@@ -59,6 +60,12 @@ func pageRow(i int) PageRow {
 	r.ContentMS = ptr(1.0625)
 	r.ScriptMS = ptr(4.5)
 	r.CaptureTruncated = i%2 == 1
+	if r.CaptureTruncated {
+		r.CaptureCapped = []string{"title", "nodes"}
+	}
+	r.CaptureChars = ptr(int64(1000 + i))
+	r.HTMLTruncated = i%4 == 1
+	r.BlockedRequests = int64(i % 3)
 	if i%2 == 0 {
 		r.ScreenshotMS = ptr(35.5 + float64(i))
 	}

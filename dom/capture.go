@@ -139,7 +139,7 @@ const (
 	CapOptions    = "options"    // a select had more than OptionCap options or selections
 	CapNodes      = "nodes"      // the walk stopped at MaxNodes (or a frame was left out for it)
 	CapChars      = "chars"      // the walk stopped at MaxChars
-	CapFrames     = "frames"     // cross-origin frames nested deeper than the crawler follows were left out
+	CapFrames     = "frames"     // cross-origin frames were left out: more than the crawler captures per page, or nested deeper than it follows
 )
 
 // capOrder is the order of [PageInfo.Capped].

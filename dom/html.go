@@ -28,14 +28,14 @@ func CutHTML(src string, maxBytes int) (string, bool) {
 	return src[:cut], true
 }
 
-// RedactPasswords returns src with the value attributes of password inputs
-// taken out, each with the white space before it, and how many it took
-// out; every other byte of src is kept. An input is a password input when
-// its first type attribute is "password" in any letter case (character
-// references decoded), as a browser decides; the tags are found by the
-// HTML tokenizer, so text, comments and the contents of script, style and
-// textarea elements are left alone.
-func RedactPasswords(src string) (string, int) {
+// RedactSecrets returns src with the value attributes of password and
+// hidden inputs (passwords; CSRF tokens and the like) taken out, each with
+// the white space before it, and how many it took out; every other byte of
+// src is kept. An input's type is its first type attribute, in any letter
+// case (character references decoded), as a browser decides; the tags are
+// found by the HTML tokenizer, so text, comments and the contents of
+// script, style and textarea elements are left alone.
+func RedactSecrets(src string) (string, int) {
 	z := html.NewTokenizer(strings.NewReader(src))
 	var b strings.Builder
 	done, pos, removed := 0, 0, 0 // src[:done] is in b; src[:pos] is read
@@ -55,15 +55,16 @@ func RedactPasswords(src string) (string, int) {
 		}
 		// (the tokenizer keeps the first of repeated attributes, as a
 		// browser does)
-		password := false
+		secret, typed := false, false
 		for more := true; more; {
 			var key, val []byte
 			key, val, more = z.TagAttr()
-			if string(key) == "type" {
-				password = asciiLower(string(val)) == "password"
+			if string(key) == "type" && !typed {
+				t := asciiLower(string(val))
+				secret, typed = t == "password" || t == "hidden", true
 			}
 		}
-		if !password {
+		if !secret {
 			continue
 		}
 		for _, a := range attrSpans(raw) {

@@ -45,7 +45,7 @@ func TestCutHTML(t *testing.T) {
 	}
 }
 
-func TestRedactPasswords(t *testing.T) {
+func TestRedactSecrets(t *testing.T) {
 	tests := []struct {
 		name, src, want string
 		removed         int
@@ -66,6 +66,9 @@ func TestRedactPasswords(t *testing.T) {
 		{"unquoted slash", `<input type=password/value=keep>`, `<input type=password/value=keep>`, 0},
 		{"text input", `<input type="text" value="keep">`, `<input type="text" value="keep">`, 0},
 		{"data-value", `<input type=password data-value=keep value=x>`, `<input type=password data-value=keep>`, 1},
+		{"hidden", `<input type="hidden" name="csrf" value="tok-1">`, `<input type="hidden" name="csrf">`, 1},
+		{"hidden upper case", `<INPUT TYPE=HIDDEN VALUE=tok-2>`, `<INPUT TYPE=HIDDEN>`, 1},
+		{"text keeps its value", `<input type="text" value="keep">`, `<input type="text" value="keep">`, 0},
 		{"other tag", `<option value=keep type=password>`, `<option value=keep type=password>`, 0},
 		{"script", `<script>s = "<input type=password value=keep>"</script>`, `<script>s = "<input type=password value=keep>"</script>`, 0},
 		{"comment", `<!-- <input type=password value=keep> -->`, `<!-- <input type=password value=keep> -->`, 0},
@@ -74,16 +77,16 @@ func TestRedactPasswords(t *testing.T) {
 			"<!DOCTYPE html><p>Grüße 東京</p>\n<form><input type=password><input name=u value=\"ok\"><input type='PASSWORD'></form><p>end</p>", 2},
 	}
 	for _, tt := range tests {
-		got, n := RedactPasswords(tt.src)
+		got, n := RedactSecrets(tt.src)
 		if got != tt.want || n != tt.removed {
-			t.Errorf("%s: RedactPasswords(%q) = %q, %d; want %q, %d", tt.name, tt.src, got, n, tt.want, tt.removed)
+			t.Errorf("%s: RedactSecrets(%q) = %q, %d; want %q, %d", tt.name, tt.src, got, n, tt.want, tt.removed)
 		}
 	}
 }
 
-// TestRedactPasswords_KeepsOtherPages: pages without password values come
-// back byte for byte (the tokenizer's raw tokens cover every byte).
-func TestRedactPasswords_KeepsOtherPages(t *testing.T) {
+// TestRedactSecrets_KeepsOtherPages: pages without password or hidden
+// values come back byte for byte (the tokenizer's raw tokens cover every byte).
+func TestRedactSecrets_KeepsOtherPages(t *testing.T) {
 	site := os.DirFS("../corpora/site")
 	err := fs.WalkDir(site, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".html") {
@@ -93,13 +96,21 @@ func TestRedactPasswords_KeepsOtherPages(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		got, n := RedactPasswords(string(data))
+		got, n := RedactSecrets(string(data))
 		if secret, ok := map[string]string{
 			"fidelity/forms.html":   ` value="hunter2-in-source"`,
 			"fidelity/clean.html":   ` value="pin-in-source"`,
 			"fidelity/hostile.html": ` value="pin-in-source"`,
+			"fidelity/rules.html":   ` value="token-123"`,
+			"product.html":          ` value="NW-1091"`,
+			"search.html":           ` value="tent"`,
+			"widgets.html":          ` value="b7f3c1d2e9"`,
 		}[p]; ok {
-			if n != 1 || got != strings.Replace(string(data), secret, "", 1) {
+			want := strings.Replace(string(data), `type="hidden" name="q"`+secret, `type="hidden" name="q"`, 1)
+			if want == string(data) {
+				want = strings.Replace(string(data), secret, "", 1)
+			}
+			if n != 1 || got != want {
 				t.Errorf("%s: %d removed; want exactly %q taken out", p, n, secret)
 			}
 			return nil
@@ -114,11 +125,11 @@ func TestRedactPasswords_KeepsOtherPages(t *testing.T) {
 	}
 }
 
-// TestRedactPasswords_ChromiumSerialization serializes the forms page in
+// TestRedactSecrets_ChromiumSerialization serializes the forms page in
 // real Chromium after its script has typed passwords and written one into
 // a value attribute, as the html column takes it: the redacted HTML holds
 // no password, and only the password values are gone.
-func TestRedactPasswords_ChromiumSerialization(t *testing.T) {
+func TestRedactSecrets_ChromiumSerialization(t *testing.T) {
 	c := startChromium(t)
 	srv, err := corpora.Start()
 	if err != nil {
@@ -133,7 +144,7 @@ func TestRedactPasswords_ChromiumSerialization(t *testing.T) {
 	if !strings.Contains(src, "attr-secret-77") || !strings.Contains(src, "hunter2-in-source") {
 		t.Fatal("the page did not put its passwords into value attributes")
 	}
-	got, n := RedactPasswords(src)
+	got, n := RedactSecrets(src)
 	if n != 2 {
 		t.Errorf("%d values removed, want 2", n)
 	}

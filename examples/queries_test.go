@@ -752,6 +752,8 @@ func duckType(typ string, elem []cardColumn) string {
 		return "BLOB"
 	case "timestamp[us, UTC]":
 		return "TIMESTAMP WITH TIME ZONE"
+	case "list<string>":
+		return "VARCHAR[]"
 	case "list<struct<…>>":
 		fields := make([]string, len(elem))
 		for i, c := range elem {

@@ -45,8 +45,15 @@ type Load struct {
 	HTTPStatus int
 	// ContentType is the main response's Content-Type header.
 	ContentType string
-	// HTML is the serialized DOM (page.Content) after the capture.
+	// HTML is the serialized DOM (page.Content) after the capture, with
+	// the value attributes of password inputs taken out (dom.RedactSecrets)
+	// and then cut at PageConfig.MaxHTMLBytes (dom.CutHTML).
 	HTML string
+	// HTMLBytes is the length of the serialized DOM before the redaction
+	// and the cut, in bytes; HTMLTruncated reports that the cut took
+	// something off.
+	HTMLBytes     int
+	HTMLTruncated bool
 	// Capture is the JSON string the capture script returned.
 	Capture []byte
 	// Screenshot is the viewport screenshot taken right after the capture,
@@ -57,6 +64,17 @@ type Load struct {
 	// ScreenshotFormat is the encoding of Screenshot: ScreenshotJPEG or
 	// ScreenshotPNG; empty when Screenshot is nil.
 	ScreenshotFormat string
+	// BrowserVersion is the version of the browser that served the page
+	// (with several browser servers, the one this page ran on).
+	BrowserVersion string
+	// CapturedAt is when the capture script returned, by the crawler's
+	// clock (not the page's, which a page can change).
+	CapturedAt time.Time
+	// BlockedRequests counts the requests of the page that the network
+	// policy refused (see NetworkConfig): subresources, frames, script
+	// navigations; a refused main navigation fails the load with
+	// KindBlocked instead.
+	BlockedRequests int
 	// Navigate is the time to the load event; Settle the wait for a quiet
 	// DOM; CaptureTime the capture script's round trip; Content the time to
 	// read the HTML; ScreenshotTime the screenshot's round trip (zero when
@@ -70,6 +88,11 @@ const (
 	DefaultViewportHeight = 720
 	DefaultSettleQuiet    = 500 * time.Millisecond
 	DefaultSettleMax      = 2 * time.Second
+	// DefaultMaxFrames is how many cross-origin frames a page's capture
+	// takes in at most: each costs a capture of its own, and pages made
+	// of frames (the attack page of 50) would otherwise take most of the
+	// URL's time limit.
+	DefaultMaxFrames = 10
 )
 
 // PageConfig says how every page of a crawl loads a URL: the viewport it
@@ -88,6 +111,15 @@ type PageConfig struct {
 	// dom.ScriptOptions). The script runs in an isolated world, out of
 	// reach of the page's own scripts.
 	Script dom.ScriptOptions
+	// MaxHTMLBytes caps the HTML stored and counted per page (see
+	// Load.HTML); 0 stores none of it.
+	MaxHTMLBytes int
+	// MaxFrames caps the cross-origin frames captured per page, nested
+	// ones included; the capture lists dom.CapFrames when one was left
+	// out for it. 0 captures none.
+	MaxFrames int
+	// Network says which addresses pages may reach.
+	Network NetworkConfig
 	// Screenshot says whether and how a viewport screenshot is taken and
 	// stored.
 	Screenshot ScreenshotConfig
@@ -95,7 +127,8 @@ type PageConfig struct {
 
 // DefaultPageConfig returns the settings crawls start from: a 1280x720
 // viewport, DefaultSettleQuiet and DefaultSettleMax, the capture script's
-// default options and no screenshots.
+// default options, dom.DefaultMaxHTMLBytes of HTML, DefaultMaxFrames
+// frames, the default network policy and no screenshots.
 func DefaultPageConfig() PageConfig {
 	return PageConfig{
 		ViewportWidth:  DefaultViewportWidth,
@@ -103,6 +136,8 @@ func DefaultPageConfig() PageConfig {
 		SettleQuiet:    DefaultSettleQuiet,
 		SettleMax:      DefaultSettleMax,
 		Script:         dom.DefaultScriptOptions(),
+		MaxHTMLBytes:   dom.DefaultMaxHTMLBytes,
+		MaxFrames:      DefaultMaxFrames,
 		Screenshot:     DefaultScreenshotConfig(),
 	}
 }
@@ -120,6 +155,13 @@ func (c PageConfig) Validate() error {
 		return fmt.Errorf("settle max: %v, less than settle quiet %v", c.SettleMax, c.SettleQuiet)
 	case c.Script.MaxNodes < 1:
 		return fmt.Errorf("max nodes: %d, want > 0", c.Script.MaxNodes)
+	case c.MaxHTMLBytes < 0:
+		return fmt.Errorf("max HTML bytes: %d, want >= 0", c.MaxHTMLBytes)
+	case c.MaxFrames < 0:
+		return fmt.Errorf("max frames: %d, want >= 0", c.MaxFrames)
+	}
+	if err := c.Network.Validate(); err != nil {
+		return err
 	}
 	if err := c.Script.Validate(); err != nil {
 		return err

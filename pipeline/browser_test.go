@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -54,7 +55,7 @@ func TestDefaultPageConfig(t *testing.T) {
 		got.Screenshot.Mode != ScreenshotsNone || got.Screenshot.Quality != DefaultScreenshotQuality {
 		t.Errorf("DefaultPageConfig() = %+v, want every default filled in", got)
 	}
-	if c := DefaultConfig(); c.Page != got {
+	if c := DefaultConfig(); !reflect.DeepEqual(c.Page, got) {
 		t.Errorf("DefaultConfig().Page = %+v, want DefaultPageConfig()", c.Page)
 	}
 }

@@ -33,7 +33,13 @@ const (
 	KindBrowser ErrorKind = "browser"
 	// KindInvalidURL: the URL cannot be crawled as written.
 	KindInvalidURL ErrorKind = "invalid_url"
+	// KindBlocked: the network policy refused the page's URL, or where
+	// its navigation led (a redirect to a link-local, metadata or, from a
+	// public page, private address; see NetworkConfig).
+	KindBlocked ErrorKind = "blocked"
 	// KindCanceled: the run was canceled while the page was in progress.
+	// It never reaches the dataset: a page the run stopped gets no row, so
+	// that a resume crawls it (see Run).
 	KindCanceled ErrorKind = "canceled"
 )
 
@@ -60,7 +66,7 @@ func (e *PageError) Unwrap() error { return e.Err }
 // Transient reports whether another attempt at the same URL may succeed:
 // timeouts, network errors, browser crashes and 5xx responses are
 // transient; 4xx responses, non-HTML content, capture failures, invalid
-// URLs and cancellation are not.
+// URLs, blocked addresses and cancellation are not.
 func (e *PageError) Transient() bool {
 	switch e.Kind {
 	case KindTimeout, KindNavigate, KindBrowser:

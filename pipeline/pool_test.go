@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -309,7 +310,7 @@ func TestRun_PageConfig(t *testing.T) {
 		t.Fatal("no page opened")
 	}
 	for _, got := range b.pageConfigs {
-		if got != cfg.Page {
+		if !reflect.DeepEqual(got, cfg.Page) {
 			t.Errorf("NewPage got %+v, want the crawl's %+v", got, cfg.Page)
 		}
 	}

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -44,6 +45,8 @@ func (p *processor) base(t Target, load *Load, attempts int, started time.Time) 
 	if load != nil {
 		row.FinalURL = load.FinalURL
 		row.ContentType = load.ContentType
+		row.BrowserVersion = cmp.Or(load.BrowserVersion, row.BrowserVersion)
+		row.BlockedRequests = int64(load.BlockedRequests)
 		if load.HTTPStatus > 0 {
 			row.HTTPStatus = ptr(int64(load.HTTPStatus))
 		}
@@ -66,8 +69,9 @@ func (p *processor) failed(t Target, load *Load, err error, attempts int, starte
 }
 
 // succeeded renders every expansion of a loaded page. A capture that does
-// not decode makes the page an error row.
-func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempts int, started time.Time) Result {
+// not decode makes the page an error row. The HTML's tokens are counted
+// by deadline, the end of the URL's time limit, or not at all.
+func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempts int, started, deadline time.Time) Result {
 	procStart := time.Now()
 	capture, err := dom.Parse(load.Capture)
 	if err != nil {
@@ -80,11 +84,12 @@ func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempt
 	row := p.base(t, load, attempts, started)
 	row.Status = dataset.StatusOK
 	pg := capture.Page
-	if pg.Time > 0 {
-		row.CapturedAt = time.UnixMilli(int64(pg.Time)).UTC()
+	if !load.CapturedAt.IsZero() {
+		row.CapturedAt = load.CapturedAt.UTC()
 	}
 	row.Title = pg.Title
-	row.HTMLBytes = ptr(int64(len(load.HTML)))
+	row.HTMLBytes = ptr(int64(max(load.HTMLBytes, len(load.HTML))))
+	row.HTMLTruncated = load.HTMLTruncated
 	blob := &dataset.BlobRow{RunID: p.cfg.RunID, PageID: t.PageID, URL: t.URL, HTML: load.HTML,
 		Capture: packed, CaptureEncoding: dataset.CaptureEncoding}
 	row.ScrollX, row.ScrollY = ptr(pg.ScrollX), ptr(pg.ScrollY)
@@ -92,6 +97,8 @@ func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempt
 	row.DevicePixelRatio = ptr(pg.DPR)
 	row.ScriptMS = ptr(pg.ScriptMs)
 	row.CaptureTruncated = pg.Truncated
+	row.CaptureCapped = append([]string{}, pg.Capped...)
+	row.CaptureChars = ptr(int64(pg.Chars))
 
 	tree := dom.NewTree(capture)
 	var elements, texts, interactive int64
@@ -108,9 +115,12 @@ func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempt
 	}
 	row.DOMNodes, row.TextNodes, row.InteractiveNodes = ptr(elements), ptr(texts), ptr(interactive)
 
-	html, err := p.meter.Count(load.HTML)
+	hctx, cancel := context.WithDeadline(ctx, deadline)
+	html, err := p.meter.CountContext(hctx, load.HTML)
+	cancel()
 	if err != nil {
-		p.cfg.logger().Warn("HTML tokens not counted", logPageID, t.PageID, logURL, t.URL, logError, err)
+		row.HTMLUncounted = true
+		p.cfg.logger().Info("HTML tokens not counted", logPageID, t.PageID, logURL, t.URL, logError, err)
 	}
 	row.HTMLTokensCL100K, row.HTMLTokensO200K = html.CL100K, html.O200K
 

@@ -1,6 +1,7 @@
 package space
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -65,6 +66,22 @@ func (m *Meter) Count(text string) (Tokens, error) {
 	var t Tokens
 	for _, enc := range m.encodings {
 		n, err := m.counter.Count(enc, text)
+		if err != nil {
+			return Tokens{}, err
+		}
+		t.set(enc, n)
+	}
+	return t, nil
+}
+
+// CountContext counts text's tokens in every encoding of m as Count does,
+// but stops with ctx's error once ctx is done, and refuses a text the
+// tokenizer cannot count in bounded time (see metrics.Counter.CountContext):
+// the count of a page-sized text held to the page's time limit.
+func (m *Meter) CountContext(ctx context.Context, text string) (Tokens, error) {
+	var t Tokens
+	for _, enc := range m.encodings {
+		n, err := m.counter.CountContext(ctx, enc, text)
 		if err != nil {
 			return Tokens{}, err
 		}

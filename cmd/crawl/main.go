@@ -98,7 +98,7 @@ Flags:
 	fs.DurationVar(&cfg.Page.SettleQuiet, "settle-quiet", cfg.Page.SettleQuiet, "capture once the DOM has gone this long without a change (`DURATION`)")
 	fs.DurationVar(&cfg.Page.SettleMax, "settle-max", cfg.Page.SettleMax, "capture after this long even if the DOM keeps changing (`DURATION`)")
 	fs.StringVar(&bcfg.ChromiumPath, "chromium", bcfg.ChromiumPath, "Chromium executable `PATH`")
-	fs.IntVar(&cfg.Page.Script.MaxNodes, "max-nodes", cfg.Page.Script.MaxNodes, "capture at most `N` DOM nodes per page (the capture is then marked truncated)")
+	registerBounds(fs, &cfg.Page)
 	fs.StringVar(&o.shots, "screenshots", cfg.Page.Screenshot.Mode, "viewport screenshot per page in the pages table: none, plain, labeled (IDs of the first expansion drawn on it)")
 	fs.IntVar(&o.shotQ, "screenshot-quality", o.shotQ, "screenshot JPEG quality `N`, 1-100; 0 stores lossless PNG instead")
 	fs.StringVar(&o.schemes, "allow-scheme", strings.Join(pipeline.DefaultSchemes(), ","), "URL schemes to crawl (`LIST`); others become invalid_url rows")

@@ -32,6 +32,9 @@ func TestRun_BadInput(t *testing.T) {
 		{"two lists", []string{"--urls", "a.txt", "b.txt"}, true, "both"},
 		{"two args", []string{"a.txt", "b.txt"}, true, "too many"},
 		{"bad log level", []string{"--log-level", "loud"}, true, "--log-level"},
+		{"negative HTML cap", []string{"--max-html-bytes", "-1"}, true, "max HTML bytes"},
+		{"negative frame cap", []string{"--max-frames", "-2"}, true, "max frames"},
+		{"negative title cap", []string{"--max-title", "-1"}, true, "TitleCap"},
 		{"missing chromium", []string{"--chromium", missing}, false, "chromium"},
 		{"unreadable list", []string{missing}, false, "URL list"},
 	}
@@ -62,7 +65,9 @@ func TestRun_Help(t *testing.T) {
 	if !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("err = %v, want flag.ErrHelp", err)
 	}
-	for _, f := range []string{"--urls", "--out", "--workers", "--viewport", "--viewport-expansion", "--timeout", "--chromium", "--encodings"} {
+	for _, f := range []string{"--urls", "--out", "--workers", "--viewport", "--viewport-expansion", "--timeout", "--chromium", "--encodings",
+		"--max-nodes", "--max-capture-chars", "--max-title", "--max-url", "--max-attributes", "--max-attr-value", "--max-name-length",
+		"--max-text", "--max-options", "--max-frames", "--max-html-bytes", "--allow-private"} {
 		if !strings.Contains(stderr.String(), "-"+strings.TrimLeft(f, "-")) {
 			t.Errorf("help does not explain %s", f)
 		}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"cmp"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,51 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"actionspace/dataset"
 	"actionspace/internal/cli"
 )
-
-// processTreeRSS sums the resident set size and the proportional set size
-// (KiB; PSS splits the pages that Chromium's processes share) of root's
-// descendants, root excluded, from /proc: the Playwright driver and
-// Chromium.
-func processTreeRSS(root int) (rssSum, pssSum int64) {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0, 0
-	}
-	parent := map[int]int{}
-	rss := map[int]int64{}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		status, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
-		if err != nil {
-			continue
-		}
-		for line := range strings.Lines(string(status)) {
-			k, v, _ := strings.Cut(line, ":")
-			v = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB"))
-			switch k {
-			case "PPid":
-				parent[pid], _ = strconv.Atoi(v)
-			case "VmRSS":
-				rss[pid], _ = strconv.ParseInt(v, 10, 64)
-			}
-		}
-	}
-	for pid, kb := range rss {
-		for p := parent[pid]; p > 1; p = parent[p] {
-			if p == root {
-				rssSum += kb
-				pssSum += pss(pid)
-				break
-			}
-		}
-	}
-	return rssSum, pssSum
-}
 
 // pss returns the proportional set size of pid in KiB, 0 when unknown.
 func pss(pid int) int64 {
@@ -73,29 +33,42 @@ func pss(pid int) int64 {
 
 var peakRSSLine = regexp.MustCompile(`peak RSS (\d+) MiB`)
 
-// TestCrawl_MemoryFlat crawls lists of corpus URLs of growing length and
-// compares the crawl process's peak RSS (VmHWM, printed in its summary) and
-// the peak RSS of its browser tree. It takes about a minute per 300 URLs,
-// so it runs only with ACTIONSPACE_MEMORY_URLS set, e.g. "1000,5000".
+// memoryPage is the corpus page the memory check crawls: the smallest, so
+// that the check measures what grows with the number of URLs, not the
+// pages.
+const memoryPage = "/fidelity/frame/leaf.html"
+
+// TestCrawl_MemoryFlat crawls 200 and then 2,000 distinct URLs (query
+// variants of one small corpus page, with settling shortened) and requires
+// the crawl process's peak RSS (VmHWM, printed in its summary) at 2,000 to
+// be at most 1.3 times that at 200: nothing the crawl keeps grows with the
+// list. It logs both, and the peak RSS and PSS of the browser's process
+// tree. ACTIONSPACE_MEMORY_URLS=200,20000 measures other sizes (the first
+// is the reference).
 func TestCrawl_MemoryFlat(t *testing.T) {
-	sizes := os.Getenv("ACTIONSPACE_MEMORY_URLS")
-	if sizes == "" {
-		t.Skip("set ACTIONSPACE_MEMORY_URLS=1000,5000 to measure peak RSS against the URL count")
-	}
 	requireBrowser(t)
+	sizes := cmp.Or(os.Getenv("ACTIONSPACE_MEMORY_URLS"), "200,2000")
 	srv := startCorpus(t)
-	var goPeaks, browserPeaks, browserPSS []int64
+	var goPeaks []int64
 	var counts []int
 	for _, f := range cli.SplitList(sizes) {
 		n, err := strconv.Atoi(f)
 		if err != nil || n < 1 {
 			t.Fatalf("ACTIONSPACE_MEMORY_URLS: %q", f)
 		}
-		list, urls := testList(t, srv.URL, n)
+		urls := make([]string, n)
+		for i := range urls {
+			urls[i] = fmt.Sprintf("%s%s?n=%d", srv.URL, memoryPage, i)
+		}
+		list := filepath.Join(t.TempDir(), "urls.txt")
+		if err := os.WriteFile(list, []byte(strings.Join(urls, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		out := filepath.Join(t.TempDir(), "run")
 		start := time.Now()
-		p := startCrawl(t, nil, "--out", out, "--workers", "2", "--settle-quiet", "100ms", "--settle-max", "500ms", list)
-		var browserPeak, browserPSSPeak int64
+		p := startCrawl(t, nil, "--out", out, "--workers", "2", "--viewport-expansion", "0", "--encodings", "cl100k_base",
+			"--settle-quiet", "0s", "--settle-max", "0s", "--timeout", "20s", list)
+		var chromiumPeak, pssPeak, driverPeak int64
 		tick := time.NewTicker(500 * time.Millisecond)
 	sample:
 		for {
@@ -103,8 +76,8 @@ func TestCrawl_MemoryFlat(t *testing.T) {
 			case <-p.done:
 				break sample
 			case <-tick.C:
-				rss, pss := processTreeRSS(p.cmd.Process.Pid)
-				browserPeak, browserPSSPeak = max(browserPeak, rss), max(browserPSSPeak, pss)
+				c, cp, d := browserRSS(p.cmd.Process.Pid)
+				chromiumPeak, pssPeak, driverPeak = max(chromiumPeak, c), max(pssPeak, cp), max(driverPeak, d)
 			}
 		}
 		tick.Stop()
@@ -118,21 +91,27 @@ func TestCrawl_MemoryFlat(t *testing.T) {
 			t.Fatalf("no peak RSS in %q", p.stdout.String())
 		}
 		goPeak, _ := strconv.ParseInt(m[1], 10, 64)
-		t.Logf("%d URLs in %v: crawl process peak RSS %d MiB; driver+Chromium peak RSS sum %d MiB, PSS sum %d MiB; %s",
-			len(urls), time.Since(start).Round(time.Second), goPeak, browserPeak>>10, browserPSSPeak>>10, strings.TrimSpace(strings.SplitN(p.stdout.String(), "\n", 2)[0]))
-		counts = append(counts, len(urls))
+		t.Logf("%d URLs in %v: crawl process peak RSS %d MiB; Chromium peak RSS sum %d MiB, PSS sum %d MiB; driver %d MiB; %s",
+			n, time.Since(start).Round(time.Second), goPeak, chromiumPeak>>10, pssPeak>>10, driverPeak>>10,
+			strings.TrimSpace(strings.SplitN(p.stdout.String(), "\n", 2)[0]))
+		counts = append(counts, n)
 		goPeaks = append(goPeaks, goPeak)
-		browserPeaks = append(browserPeaks, browserPeak>>10)
-		browserPSS = append(browserPSS, browserPSSPeak>>10)
-		checkComplete(t, out, urls, 3)
-	}
-	// Flat: five times the URLs may not cost half again the memory.
-	for i := 1; i < len(goPeaks); i++ {
-		if goPeaks[i] > goPeaks[0]*3/2+32 {
-			t.Errorf("crawl peak RSS %d MiB for %d URLs against %d MiB for %d: it grows with the list", goPeaks[i], counts[i], goPeaks[0], counts[0])
+		pages := readTable[dataset.PageRow](t, out, dataset.PagesDir)
+		ok := 0
+		for _, r := range pages {
+			if r.Status == dataset.StatusOK {
+				ok++
+			}
 		}
-		if browserPSS[i] > browserPSS[0]*3/2+128 {
-			t.Errorf("browser peak PSS %d MiB for %d URLs against %d MiB for %d: it grows with the list", browserPSS[i], counts[i], browserPSS[0], counts[0])
+		if len(pages) != n || ok < n*99/100 {
+			t.Errorf("%d URLs: %d rows, %d ok", n, len(pages), ok)
+		}
+	}
+	for i := 1; i < len(goPeaks); i++ {
+		ratio := float64(goPeaks[i]) / float64(goPeaks[0])
+		t.Logf("crawl process peak RSS at %d URLs / at %d URLs = %d / %d MiB = %.2f", counts[i], counts[0], goPeaks[i], goPeaks[0], ratio)
+		if ratio > 1.3 {
+			t.Errorf("crawl process peak RSS %d MiB at %d URLs against %d MiB at %d: %.2f times, want at most 1.3", goPeaks[i], counts[i], goPeaks[0], counts[0], ratio)
 		}
 	}
 }

@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +28,7 @@ import (
 	"actionspace/corpora"
 	"actionspace/dataset"
 	"actionspace/internal/browsertest"
+	"actionspace/internal/deeptest"
 	"actionspace/pipeline"
 )
 
@@ -479,19 +483,69 @@ func TestCrawl_BadList(t *testing.T) {
 	}
 }
 
-// TestCrawl_SecretsStayOut runs a crawl with an LLM API key in its
-// environment and checks that the key appears in no output file (data or
-// metadata, compressed or not), no log line and no message.
+// keyedChatServer is a local OpenAI-compatible chat-completions server
+// that answers only requests carrying its API key (401 otherwise), with a
+// reply that describes every ID the prompt asks for.
+type keyedChatServer struct {
+	key                   string
+	mu                    sync.Mutex
+	calls, refused, keyed int
+}
+
+func (s *keyedChatServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.calls++
+	ok := r.Header.Get("Authorization") == "Bearer "+s.key
+	if ok {
+		s.keyed++
+	} else {
+		s.refused++
+	}
+	s.mu.Unlock()
+	if !ok {
+		http.Error(w, `{"error":{"message":"invalid API key","type":"invalid_request_error"}}`, http.StatusUnauthorized)
+		return
+	}
+	var req struct {
+		Messages []struct{ Content string } `json:"messages"`
+	}
+	if r.URL.Path != "/v1/chat/completions" || json.NewDecoder(r.Body).Decode(&req) != nil || len(req.Messages) == 0 {
+		http.Error(w, "bad request", http.StatusBadRequest)
+		return
+	}
+	content := deeptest.Describe(req.Messages[len(req.Messages)-1].Content, nil)
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"id":"c","object":"chat.completion","created":1,"model":"test-model","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":%q}}],"usage":{"prompt_tokens":100,"completion_tokens":20,"total_tokens":120}}`, content)
+}
+
+// TestCrawl_SecretsStayOut runs a deep-mode crawl against a local chat
+// server that requires an API key, with the key in the crawl's environment
+// only, and checks that the key was used (every call carried it, deep rows
+// ran) and appears nowhere it could leak: not in any byte of any output
+// file (data or metadata, compressed or not), not in the rows decoded,
+// not in the LLM reply cache, not in stdout or the debug logs.
 func TestCrawl_SecretsStayOut(t *testing.T) {
 	requireBrowser(t)
 	srv := startCorpus(t)
 	const key = "sk-actionspace-test-7f3c9e1d4b2a-SECRET"
+	chat := &keyedChatServer{key: key}
+	chatSrv := httptest.NewServer(chat)
+	defer chatSrv.Close()
 	env := []string{"ACTIONSPACE_LLM_API_KEY=" + key, "OPENAI_API_KEY=" + key}
 	list, urls := testList(t, srv.URL, 3)
 	out := filepath.Join(t.TempDir(), "run")
-	p, code := runCrawl(t, env, 2*time.Minute, append(append([]string{"--out", out, "--log-level", "debug", "--part-pages", "2"}, fastFlags...), list)...)
+	cache := filepath.Join(t.TempDir(), "llm-cache")
+	args := append([]string{"--out", out, "--log-level", "debug", "--part-pages", "2", "--mode", "fast,deep",
+		"--llm-base-url", chatSrv.URL + "/v1", "--llm-model", "test-model", "--llm-cache", cache}, fastFlags...)
+	p, code := runCrawl(t, env, 3*time.Minute, append(args, list)...)
 	if code != 0 {
 		t.Fatalf("exit %d\nstderr:\n%s", code, &p.stderr)
+	}
+	chat.mu.Lock()
+	calls, keyed, refused := chat.calls, chat.keyed, chat.refused
+	chat.mu.Unlock()
+	if calls == 0 || refused > 0 || keyed != calls {
+		t.Fatalf("chat server: %d calls, %d with the key, %d refused; want every call to carry the key", calls, keyed, refused)
 	}
 	for name, text := range map[string]string{"stdout": p.stdout.String(), "stderr": p.stderr.String()} {
 		if strings.Contains(text, key) {
@@ -501,37 +555,55 @@ func TestCrawl_SecretsStayOut(t *testing.T) {
 	if !strings.Contains(p.stderr.String(), "level=DEBUG") {
 		t.Errorf("no debug logs to check: %q", p.stderr.String())
 	}
-	n := 0
-	err := filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		n++
-		data, err := os.ReadFile(path)
+	n, ran := 0, 0
+	scan := func(root string, parquet bool) {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			n++
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			if bytes.Contains(data, []byte(key)) {
+				t.Errorf("the key is in the bytes of %s", path)
+			}
+			if !parquet {
+				return nil
+			}
+			meta, err := dataset.ReadMetadata(path)
+			if err != nil {
+				return err
+			}
+			if strings.Contains(fmt.Sprint(meta), key) {
+				t.Errorf("the key is in the metadata of %s", path)
+			}
+			rows, _ := arrowColumns(t, path) // every column, decompressed
+			if strings.Contains(fmt.Sprint(rows), key) {
+				t.Errorf("the key is in the rows of %s", path)
+			}
+			for _, r := range rows {
+				if r["mode"] == "deep" && r["llm_ran"] == "true" {
+					ran++
+				}
+			}
+			return nil
+		})
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		if bytes.Contains(data, []byte(key)) {
-			t.Errorf("the key is in the bytes of %s", path)
-		}
-		meta, err := dataset.ReadMetadata(path)
-		if err != nil {
-			return err
-		}
-		if strings.Contains(fmt.Sprint(meta), key) {
-			t.Errorf("the key is in the metadata of %s", path)
-		}
-		rows, _ := arrowColumns(t, path) // every column, decompressed
-		if strings.Contains(fmt.Sprint(rows), key) {
-			t.Errorf("the key is in the rows of %s", path)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
-	if n == 0 {
-		t.Fatal("no output files")
+	scan(out, true)
+	files := n
+	scan(cache, false)
+	if files == 0 || n == files {
+		t.Fatalf("%d output files, %d cache files: want both", files, n-files)
 	}
-	checkComplete(t, out, urls, 1)
+	if ran == 0 {
+		t.Error("no deep row with llm_ran true: the key was never put to use")
+	}
+	t.Logf("%d chat calls, all with the key; %d output and %d cache files and %d bytes of logs hold no key; %d deep rows ran",
+		calls, files, n-files, p.stderr.Len(), ran)
+	checkComplete(t, out, urls, 2)
 }
