@@ -50,7 +50,7 @@ func captureDataset(t *testing.T) string {
 	}
 	sort.Strings(paths)
 	dir := t.TempDir()
-	w, err := dataset.NewParts(dir, 0, dataset.Metadata{RunID: "stored"}, dataset.PartsConfig{})
+	w, err := dataset.OpenParts(context.Background(), dir, dataset.Metadata{RunID: "stored"}, dataset.PartsConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
