@@ -30,6 +30,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -254,7 +255,9 @@ func printSummary(w io.Writer, stats pipeline.Stats, out string) {
 		fmt.Fprintf(w, ", peak RSS %d MiB", kb>>10)
 	}
 	fmt.Fprintln(w)
-	for _, table := range dataset.Tables() {
+	tables := dataset.Tables()
+	slices.Reverse(tables) // pages first
+	for _, table := range tables {
 		fmt.Fprintln(w, joinLoc(out, table, "**", "*"+dataset.PartExt))
 	}
 }
