@@ -654,3 +654,49 @@ func TestPartNumber(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenForResume_Duplicates: what a crash between a retried page's
+// commit and the rewrite of its old part leaves — two rows of one page —
+// is cleaned up by the next resume, which keeps the newer row; so is a
+// rewritten part's copy left beside its original (equal rows: the later
+// part wins).
+func TestOpenForResume_Duplicates(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, t.TempDir())
+	out := openOutput(t, st, PartsConfig{PartPages: 2})
+	retried := fakeResult(1)
+	retried.Page.CapturedAt = retried.Page.CapturedAt.Add(time.Hour)
+	// Part 0: pages 0 and 1 (1 timed out). Part 1: page 1 again, ok, and
+	// page 2. Part 2: a copy of part 0 (a rewrite killed before it deleted
+	// its original).
+	writeParts(t, out, 0, nil, fakeResult(0), failedResult(1, "timeout"))
+	writeParts(t, out, 1, nil, retried, fakeResult(2))
+	writeParts(t, out, 2, nil, fakeResult(0), failedResult(1, "timeout"))
+
+	state, err := OpenForResume(ctx, out, ResumeOptions{Logger: quiet(), Retry: func(p PageOutcome) bool { return p.ErrorKind == "timeout" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if state.Duplicates != 3 || len(state.Retry) != 0 || len(state.Done) != 3 {
+		t.Errorf("duplicates %d, retry %v, done %d; want 3 rows removed (page 1 twice, page 0 once), nothing to retry, 3 done", state.Duplicates, state.Retry, len(state.Done))
+	}
+	perPage := checkVisible(t, st)
+	for i := range 3 {
+		if perPage[pageID(i)] != 1 {
+			t.Errorf("page %d: %d rows, want 1", i, perPage[pageID(i)])
+		}
+	}
+	rows := map[string]PageRow{}
+	keys, _ := PartKeys(ctx, st, PagesDir)
+	for _, k := range keys {
+		if err := ScanObject(ctx, st, k, func(r PageRow) error { rows[r.PageID] = r; return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := rows[pageID(1)]; r.Status != StatusOK {
+		t.Errorf("page 1 kept %s %s, want the newer ok row", r.Status, r.ErrorKind)
+	}
+	if slices.Contains(keys, partKey(PagesDir, "", 0)) {
+		t.Errorf("parts %v: part 0, whose rows are all in later parts, is still there", keys)
+	}
+}
