@@ -391,8 +391,9 @@ func TestCrawl_ResumeRecrawlsTransient(t *testing.T) {
 }
 
 // TestCrawl_BucketErrorsHideCredentials: a crawl whose credentials the
-// bucket refuses, or into a bucket that does not exist, fails with a
-// message that carries neither the key ID nor the secret.
+// bucket refuses, into a bucket that does not exist, or given credentials
+// in its --out URL, fails with a message that carries neither the key ID
+// nor the secret.
 func TestCrawl_BucketErrorsHideCredentials(t *testing.T) {
 	requireBrowser(t)
 	srv := s3srv.Start(t)
@@ -407,6 +408,9 @@ func TestCrawl_BucketErrorsHideCredentials(t *testing.T) {
 	}{
 		{"wrong secret", []string{"AWS_SECRET_ACCESS_KEY=" + wrong}, srv.URL(srv.Bucket, "runs/refused")},
 		{"no such bucket", nil, srv.URL("no-such-bucket-"+strings.ToLower(t.Name()[:4]), "runs/x")},
+		{"wrong key ID", []string{"AWS_ACCESS_KEY_ID=" + wrong}, srv.URL(srv.Bucket, "runs/refused")},
+		// Credentials in the URL are refused, and not echoed.
+		{"credentials in the URL", nil, strings.Replace(srv.URL(srv.Bucket, "runs/x"), "s3://", "s3://"+srv.AccessKey+":"+srv.SecretKey+"@", 1)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
