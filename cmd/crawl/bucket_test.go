@@ -286,7 +286,7 @@ func TestCrawl_ResumeRecrawlsTransient(t *testing.T) {
 	first := urls[:7] // the failures: 5 timeouts, a 500, a 404
 	list := writeList(t, urls)
 	out := srv.URL(srv.Bucket, "runs/transient")
-	args := []string{"--out", out, "--part-pages", "2", "--lock-ttl", "3s", "--timeout", "2s", "--retries", "0",
+	args := []string{"--out", out, "--part-pages", "2", "--lock-ttl", "3s", "--timeout", "6s", "--retries", "0",
 		"--workers", "2", "--viewport-expansion", "0", "--encodings", "cl100k_base", "--settle-quiet", "100ms", "--settle-max", "500ms"}
 
 	p := startCrawl(t, nil, append(append([]string{"--run-id", "transient"}, args...), list)...)
