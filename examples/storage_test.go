@@ -21,11 +21,7 @@ import (
 // first test that needs it.
 var s3srv s3test.Shared
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	s3srv.Close()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { s3srv.Main(m) }
 
 // shardRows are the rows of n pages of one shard: ok pages with a blobs
 // row and one spaces row each.

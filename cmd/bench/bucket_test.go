@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,11 +17,7 @@ import (
 // first test that needs it.
 var s3srv s3test.Shared
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	s3srv.Close()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { s3srv.Main(m) }
 
 // TestRun_Bucket re-renders a dataset stored in a bucket, reading its
 // parts by ranged requests, writes the results into the bucket, and gets

@@ -26,11 +26,7 @@ import (
 // first test that needs it.
 var s3srv s3test.Shared
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	s3srv.Close()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { s3srv.Main(m) }
 
 // locations runs fn with an output location in a directory and in a
 // bucket of the real S3-compatible server (skipped under -short, or

@@ -29,11 +29,7 @@ import (
 // first test that needs it.
 var s3srv s3test.Shared
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	s3srv.Close()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { s3srv.Main(m) }
 
 // testPartSize is the smallest part S3 takes, so that a 12 MiB object is a
 // multipart upload of three parts.
