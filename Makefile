@@ -43,12 +43,14 @@ bench: setup
 bench-check: setup
 	$(GO) run ./cmd/bench --baseline results/baseline/summary.json $(ARGS)
 
-# test runs every test once on real Chromium, and the browser-free tests a
-# second time under the race detector (racing the browser tests too would
-# double a suite that 2 cores already need most of their time for).
+# test runs every test once on real Chromium and against the S3-compatible
+# test server (built once by setup into the module cache), and the
+# browser-free tests a second time under the race detector (racing the
+# browser tests too would double a suite that 2 cores already need most of
+# their time for).
 test: setup vet
 	$(GO) test -race -short -count=1 -timeout 20m ./...
-	ACTIONSPACE_REQUIRE_CHROMIUM=1 $(GO) test -count=1 -timeout 60m ./...
+	ACTIONSPACE_REQUIRE_CHROMIUM=1 ACTIONSPACE_REQUIRE_S3=1 $(GO) test -count=1 -timeout 60m ./...
 
 # test-short skips everything that needs Chromium.
 test-short:

@@ -2,44 +2,74 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"strings"
 
 	"actionspace/dataset"
+	"actionspace/dataset/store"
 )
 
 // Dataset is a crawl dataset to sweep: the part files of its pages table
 // (who was crawled, how it went) and of its blobs table (the captures and
-// HTML that re-render offline).
+// HTML that re-render offline), in a directory or a bucket. Close releases
+// it.
 type Dataset struct {
-	// Dir is the dataset directory.
-	Dir string
-	// Pages and Blobs are the complete part files of the two tables.
+	// Loc is where the dataset is, without URL parameters (for reports).
+	Loc string
+	// Pages and Blobs are the keys of the complete part files of the two
+	// tables in Store.
 	Pages, Blobs []string
+	// Store holds the parts; the sweep reads them by ranged reads.
+	Store *store.Store
 }
 
-// OpenDataset lists the crawl dataset in the directory dir (see
-// dataset.Files). A dataset without pages parts is an error.
-func OpenDataset(dir string) (Dataset, error) {
-	in := Dataset{Dir: dir}
-	var err error
-	if in.Pages, err = dataset.Files(dir, dataset.PagesDir); err != nil {
-		return in, fmt.Errorf("crawl dataset %s: %w", dir, err)
+// OpenDataset opens the crawl dataset at loc, a directory or a bucket URL
+// (see store.Open), and lists its parts (dataset.PartKeys). A dataset
+// without pages parts is an error.
+func OpenDataset(ctx context.Context, loc string) (Dataset, error) {
+	in := Dataset{Loc: store.Redact(loc)}
+	if !strings.Contains(loc, "://") {
+		// store.Open would create a missing directory.
+		if _, err := os.Stat(loc); err != nil {
+			return in, fmt.Errorf("crawl dataset: %w", err)
+		}
 	}
-	if in.Blobs, err = dataset.Files(dir, dataset.BlobsDir); err != nil {
-		return in, fmt.Errorf("crawl dataset %s: %w", dir, err)
+	st, err := store.Open(ctx, loc, store.Config{})
+	if err != nil {
+		return in, fmt.Errorf("crawl dataset: %w", err)
 	}
-	if len(in.Pages) == 0 {
-		return in, fmt.Errorf("crawl dataset %s: no pages files (want %s)", dir, dataset.PagesGlob)
+	in.Store = st
+	if in.Pages, err = dataset.PartKeys(ctx, st, dataset.PagesDir); err == nil {
+		in.Blobs, err = dataset.PartKeys(ctx, st, dataset.BlobsDir)
+	}
+	if err == nil && len(in.Pages) == 0 {
+		err = fmt.Errorf("no pages files (want %s)", dataset.PagesGlob)
+	}
+	if err != nil {
+		st.Close()
+		in.Store = nil
+		return in, fmt.Errorf("crawl dataset %s: %w", in.Loc, err)
 	}
 	return in, nil
 }
 
-// IsDataset reports whether path names a crawl dataset (a directory)
-// rather than a URL list.
-func IsDataset(path string) bool {
-	st, err := os.Stat(path)
+// Close releases the dataset's store.
+func (in Dataset) Close() error {
+	if in.Store == nil {
+		return nil
+	}
+	return in.Store.Close()
+}
+
+// IsDataset reports whether arg names a crawl dataset (a directory, or a
+// bucket or file URL) rather than a URL list.
+func IsDataset(arg string) bool {
+	if scheme, _, ok := strings.Cut(arg, "://"); ok {
+		return scheme == "s3" || scheme == "gs" || scheme == "file"
+	}
+	st, err := os.Stat(arg)
 	return err == nil && st.IsDir()
 }
 
@@ -87,10 +117,10 @@ func join(info pageInfo, b blobColumns) pageColumns {
 }
 
 // readPages reads the pages rows of in, by page ID.
-func readPages(in Dataset) (map[string]pageInfo, error) {
+func readPages(ctx context.Context, in Dataset) (map[string]pageInfo, error) {
 	pages := make(map[string]pageInfo)
 	for _, f := range in.Pages {
-		err := dataset.Scan(f, func(r pageInfo) error {
+		err := dataset.ScanObject(ctx, in.Store, f, func(r pageInfo) error {
 			r.PageID, r.URL, r.Status = strings.Clone(r.PageID), strings.Clone(r.URL), strings.Clone(r.Status)
 			pages[r.PageID] = r
 			return nil
@@ -110,10 +140,10 @@ type captureColumns struct {
 }
 
 // countRenderable returns how many pages of in have a capture to render.
-func countRenderable(in Dataset, pages map[string]pageInfo) (int, error) {
+func countRenderable(ctx context.Context, in Dataset, pages map[string]pageInfo) (int, error) {
 	n := 0
 	for _, f := range in.Blobs {
-		err := dataset.Scan(f, func(r captureColumns) error {
+		err := dataset.ScanObject(ctx, in.Store, f, func(r captureColumns) error {
 			if p, ok := pages[r.PageID]; ok && p.Status == dataset.StatusOK && r.CaptureEncoding == dataset.CaptureEncoding {
 				n++
 			}

@@ -2,29 +2,34 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"actionspace/dataset"
+	"actionspace/dataset/store"
 	"actionspace/metrics"
 	"actionspace/render"
 	"actionspace/space"
 )
 
-// WriteResults writes a finished sweep into outDir, beside cells.parquet:
-// summary.parquet, summary.json, the charts (SVG) and report.md. gate, if
-// not nil, is the comparison with a baseline and goes into the report.
-// Every file is written under a temporary name and renamed.
-func WriteResults(outDir string, r *Result, gate *Gate) error {
+// WriteResults writes a finished sweep into out (a directory or a bucket
+// prefix), beside cells.parquet: summary.parquet, summary.json, the charts
+// (SVG) and report.md. gate, if not nil, is the comparison with a
+// baseline and goes into the report. Every file appears complete or not
+// at all, replacing an earlier run's (store.Store.Replace).
+func WriteResults(ctx context.Context, out *store.Store, r *Result, gate *Gate) error {
 	s := &r.Summary
-	w, err := dataset.Create[CellSummary](filepath.Join(outDir, SummaryFile), dataset.Metadata{
+	sw, err := out.Replace(ctx, SummaryFile)
+	if err != nil {
+		return err
+	}
+	w, err := dataset.NewWriter[CellSummary](sw, dataset.Metadata{
 		ToolVersion:    s.ToolVersion,
 		BrowserVersion: s.Input.BrowserVersion,
 		RunID:          s.RunID,
@@ -45,7 +50,7 @@ func WriteResults(outDir string, r *Result, gate *Gate) error {
 	if err != nil {
 		return fmt.Errorf("encode summary: %w", err)
 	}
-	if err := writeFile(filepath.Join(outDir, SummaryJSONFile), append(js, '\n')); err != nil {
+	if err := writeObject(ctx, out, SummaryJSONFile, append(js, '\n')); err != nil {
 		return err
 	}
 	charts, err := r.charts()
@@ -54,28 +59,28 @@ func WriteResults(outDir string, r *Result, gate *Gate) error {
 	}
 	var files []string
 	for _, c := range charts {
-		if err := writeFile(filepath.Join(outDir, c.file), c.svg); err != nil {
+		if err := writeObject(ctx, out, c.file, c.svg); err != nil {
 			return err
 		}
 		files = append(files, c.file)
 	}
 	var b bytes.Buffer
 	r.WriteReport(&b, files, gate)
-	return writeFile(filepath.Join(outDir, ReportFile), b.Bytes())
+	return writeObject(ctx, out, ReportFile, b.Bytes())
 }
 
-// writeFile writes data to path through a temporary file and a rename, so
-// that path holds either the old or the complete new content.
-func writeFile(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+// writeObject writes data to the object name of out, which holds either
+// the old or the complete new content.
+func writeObject(ctx context.Context, out *store.Store, name string, data []byte) error {
+	w, err := out.Replace(ctx, name)
+	if err != nil {
+		return err
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
+	defer w.Abort()
+	if _, err := w.Write(data); err != nil {
+		return err
 	}
-	return nil
+	return w.Close()
 }
 
 // WriteHeadline prints the one-screen summary of a run: the input, the

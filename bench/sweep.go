@@ -7,14 +7,15 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"actionspace/dataset"
+	"actionspace/dataset/store"
 	"actionspace/dom"
 	"actionspace/space"
 )
@@ -80,7 +81,8 @@ type sweeper struct {
 
 // Sweep re-renders every captured page of a crawl dataset (see
 // OpenDataset) under every cell of cfg, without a browser, and
-// streams one CellRow per page × cell into outDir/cells.parquet, in the
+// streams one CellRow per page × cell into cells.parquet of out (a
+// directory or a bucket prefix; see WriteResults), in the
 // blobs files' order and the cells' order.
 // Workers render pages in parallel; the output does not depend on their
 // number. It returns the summary; WriteResults writes it.
@@ -96,7 +98,7 @@ type sweeper struct {
 // capture that does not decode gives error rows. Sweep fails when the
 // input cannot be read, the output cannot be written or ctx is canceled;
 // cells.parquet then holds the rows finished so far.
-func Sweep(ctx context.Context, cfg Config, in Dataset, outDir string) (*Result, error) {
+func Sweep(ctx context.Context, cfg Config, in Dataset, out *store.Store) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -104,16 +106,16 @@ func Sweep(ctx context.Context, cfg Config, in Dataset, outDir string) (*Result,
 	if len(in.Pages) == 0 {
 		return nil, fmt.Errorf("crawl dataset: no pages files")
 	}
-	meta, err := dataset.ReadMetadata(in.Pages[0])
+	meta, err := dataset.ReadObjectMetadata(ctx, in.Store, in.Pages[0])
 	if err != nil {
 		return nil, fmt.Errorf("crawl dataset: %w", err)
 	}
-	pages, err := readPages(in)
+	pages, err := readPages(ctx, in)
 	if err != nil {
 		return nil, err
 	}
 	rows := len(pages)
-	renderable, err := countRenderable(in, pages)
+	renderable, err := countRenderable(ctx, in, pages)
 	if err != nil {
 		return nil, err
 	}
@@ -124,14 +126,11 @@ func Sweep(ctx context.Context, cfg Config, in Dataset, outDir string) (*Result,
 	s := &sweeper{cfg: cfg, cells: cfg.Cells(), meter: meter,
 		renderers: map[string]space.Renderer{space.ModeFast: space.Fast{}, space.ModeDeep: cfg.Deep}}
 
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return nil, fmt.Errorf("create output directory: %w", err)
-	}
 	runCfg := cfg.record()
 	cfgJSON, err := json.Marshal(struct {
 		RunConfig
 		Input []string `json:"input"`
-	}{runCfg, append(slices.Clone(in.Pages), in.Blobs...)})
+	}{runCfg, inputNames(in)})
 	if err != nil {
 		return nil, fmt.Errorf("record config: %w", err)
 	}
@@ -139,7 +138,7 @@ func Sweep(ctx context.Context, cfg Config, in Dataset, outDir string) (*Result,
 	log := cfg.logger()
 	log.Debug("timing pass", logPages, renderable)
 	timings := make([]pageTiming, 0, renderable)
-	err = eachPage(ctx, in.Blobs, pages, cfg.Workers, s.time, func(p pageColumns, t pageTiming) error {
+	err = eachPage(ctx, in, pages, cfg.Workers, s.time, func(p pageColumns, t pageTiming) error {
 		timings = append(timings, t)
 		if cfg.OnPage != nil {
 			cfg.OnPage(PageDone{Pass: PassTiming, Done: len(timings), Total: renderable, URL: p.URL})
@@ -151,7 +150,11 @@ func Sweep(ctx context.Context, cfg Config, in Dataset, outDir string) (*Result,
 	}
 
 	log.Debug("main pass", logPages, renderable)
-	w, err := dataset.Create[CellRow](filepath.Join(outDir, CellsFile), dataset.Metadata{
+	cellsOut, err := out.Replace(ctx, CellsFile)
+	if err != nil {
+		return nil, err
+	}
+	w, err := dataset.NewWriter[CellRow](cellsOut, dataset.Metadata{
 		ToolVersion:    dataset.ToolVersion(),
 		BrowserVersion: meta.BrowserVersion,
 		RunID:          cfg.RunID,
@@ -168,7 +171,7 @@ func Sweep(ctx context.Context, cfg Config, in Dataset, outDir string) (*Result,
 		}
 		return s.page(ctx, p, timings[i])
 	}
-	runErr := eachPage(ctx, in.Blobs, pages, cfg.Workers, work, func(p pageColumns, out pageOut) error {
+	runErr := eachPage(ctx, in, pages, cfg.Workers, work, func(p pageColumns, out pageOut) error {
 		if out.err != nil {
 			return out.err
 		}
@@ -198,12 +201,25 @@ func Sweep(ctx context.Context, cfg Config, in Dataset, outDir string) (*Result,
 	return agg.result(cfg, runCfg, time.Since(start)), nil
 }
 
-// eachPage reads the blobs files and calls work for every page with a
+// inputNames are the input's part files as the run's record names them.
+func inputNames(in Dataset) []string {
+	names := make([]string, 0, len(in.Pages)+len(in.Blobs))
+	for _, k := range append(slices.Clone(in.Pages), in.Blobs...) {
+		if strings.Contains(in.Loc, "://") {
+			names = append(names, strings.TrimSuffix(in.Loc, "/")+"/"+k)
+		} else {
+			names = append(names, filepath.Join(in.Loc, filepath.FromSlash(k)))
+		}
+	}
+	return names
+}
+
+// eachPage reads the blobs files of in and calls work for every page with a
 // capture (joined with its pages row, from pages) on up to workers
 // goroutines, i counting those pages from 0 in file order. It calls emit
 // with every result in file order, from one goroutine. It stops at the
 // first error of emit, the reader or ctx.
-func eachPage[T any](ctx context.Context, files []string, pages map[string]pageInfo, workers int,
+func eachPage[T any](ctx context.Context, in Dataset, pages map[string]pageInfo, workers int,
 	work func(ctx context.Context, i int, p pageColumns) T, emit func(p pageColumns, out T) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -266,8 +282,8 @@ func eachPage[T any](ctx context.Context, files []string, pages map[string]pageI
 		})
 		return nil
 	}
-	for _, f := range files {
-		if scanErr = dataset.Scan(f, scan); scanErr != nil {
+	for _, f := range in.Blobs {
+		if scanErr = dataset.ScanObject(ctx, in.Store, f, scan); scanErr != nil {
 			break
 		}
 	}

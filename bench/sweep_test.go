@@ -229,13 +229,14 @@ func TestSweep_Deterministic(t *testing.T) {
 // TestSweep_Canceled stops at once when the context is canceled.
 func TestSweep_Canceled(t *testing.T) {
 	dir := writeCaptureDataset(t, t.TempDir(), storedCaptures(t)[:2], datasetOptions{})
-	data, err := OpenDataset(dir)
+	data, err := OpenDataset(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer data.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Sweep(ctx, testConfig("canceled"), data, t.TempDir()); !errors.Is(err, context.Canceled) {
+	if _, err := Sweep(ctx, testConfig("canceled"), data, openOut(t, t.TempDir())); !errors.Is(err, context.Canceled) {
 		t.Errorf("Sweep on a canceled context: %v, want context.Canceled", err)
 	}
 }
@@ -248,13 +249,14 @@ func TestOpenDataset(t *testing.T) {
 		pages, blobs []string
 		wantErr      bool
 	}{
-		{"parts", parts, []string{filepath.Join(parts, "pages", "part-00000.parquet")}, []string{filepath.Join(parts, "blobs", "part-00000.parquet")}, false},
+		{"parts", parts, []string{"pages/part-00000.parquet"}, []string{"blobs/part-00000.parquet"}, false},
 		{"empty dir", empty, nil, nil, true},
 		{"missing", filepath.Join(empty, "nope"), nil, nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := OpenDataset(tt.path)
+			got, err := OpenDataset(context.Background(), tt.path)
+			defer got.Close()
 			if (err != nil) != tt.wantErr || !slices.Equal(got.Pages, tt.pages) || !slices.Equal(got.Blobs, tt.blobs) {
 				t.Errorf("OpenDataset(%s) = %+v, %v; want pages %v, blobs %v, error %v", tt.path, got, err, tt.pages, tt.blobs, tt.wantErr)
 			}

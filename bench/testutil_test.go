@@ -21,6 +21,7 @@ import (
 
 	"actionspace/corpora"
 	"actionspace/dataset"
+	"actionspace/dataset/store"
 	"actionspace/dom"
 	"actionspace/pipeline"
 )
@@ -74,7 +75,7 @@ type datasetOptions struct {
 // returns dir.
 func writeCaptureDataset(tb testing.TB, dir string, captures []string, o datasetOptions) string {
 	tb.Helper()
-	w, err := dataset.NewParts(dir, 0, dataset.Metadata{RunID: "stored-captures", BrowserVersion: "stored"}, dataset.PartsConfig{})
+	w, err := dataset.OpenParts(context.Background(), dir, dataset.Metadata{RunID: "stored-captures", BrowserVersion: "stored"}, dataset.PartsConfig{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -160,18 +161,32 @@ func testConfig(runID string) Config {
 // mustSweep sweeps the dataset at dir into out and writes the results.
 func mustSweep(tb testing.TB, cfg Config, dir, out string) *Result {
 	tb.Helper()
-	data, err := OpenDataset(dir)
+	ctx := context.Background()
+	data, err := OpenDataset(ctx, dir)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	res, err := Sweep(context.Background(), cfg, data, out)
+	defer data.Close()
+	st := openOut(tb, out)
+	res, err := Sweep(ctx, cfg, data, st)
 	if err != nil {
 		tb.Fatalf("Sweep: %v", err)
 	}
-	if err := WriteResults(out, res, nil); err != nil {
+	if err := WriteResults(ctx, st, res, nil); err != nil {
 		tb.Fatalf("WriteResults: %v", err)
 	}
 	return res
+}
+
+// openOut opens the output location out for the test.
+func openOut(tb testing.TB, out string) *store.Store {
+	tb.Helper()
+	st, err := store.Open(context.Background(), out, store.Config{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	return st
 }
 
 // arrowTable reads a Parquet file with arrow-go (an implementation

@@ -1,13 +1,17 @@
 package dataset
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"strconv"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+
+	"actionspace/dataset/store"
 )
 
 // The Parquet key-value metadata keys a Writer writes into every file. All
@@ -80,7 +84,32 @@ func ReadMetadata(path string) (Metadata, error) {
 		return Metadata{}, err
 	}
 	defer f.Close()
+	return fileMetadata(pf, path)
+}
 
+// ReadMetadataAt is ReadMetadata of a dataset file read through r, size
+// bytes long (see ScanAt); name names it in errors.
+func ReadMetadataAt(r io.ReaderAt, size int64, name string) (Metadata, error) {
+	pf, err := openParquetAt(r, size, name)
+	if err != nil {
+		return Metadata{}, err
+	}
+	return fileMetadata(pf, name)
+}
+
+// ReadObjectMetadata is ReadMetadata of the object at key of st.
+func ReadObjectMetadata(ctx context.Context, st *store.Store, key string) (Metadata, error) {
+	r, err := st.OpenReader(ctx, key)
+	if err != nil {
+		return Metadata{}, fmt.Errorf("read metadata: %w", err)
+	}
+	defer r.Close()
+	return ReadMetadataAt(r, r.Size(), st.String()+key)
+}
+
+// fileMetadata reads the key-value metadata of an open file.
+func fileMetadata(pf *parquet.File, path string) (Metadata, error) {
+	var err error
 	var m Metadata
 	v, ok := pf.Lookup(KeySchemaVersion)
 	if !ok {
@@ -113,12 +142,21 @@ func openParquet(path string) (*os.File, *parquet.File, error) {
 		f.Close()
 		return nil, nil, fmt.Errorf("open dataset: %w", err)
 	}
-	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipBloomFilters(true))
+	pf, err := openParquetAt(f, st.Size(), path)
 	if err != nil {
 		f.Close()
-		return nil, nil, fmt.Errorf("open dataset %s: %w", path, err)
+		return nil, nil, err
 	}
 	return f, pf, nil
+}
+
+// openParquetAt opens the Parquet file read through r, size bytes long.
+func openParquetAt(r io.ReaderAt, size int64, name string) (*parquet.File, error) {
+	pf, err := parquet.OpenFile(r, size, parquet.SkipBloomFilters(true))
+	if err != nil {
+		return nil, fmt.Errorf("open dataset %s: %w", name, err)
+	}
+	return pf, nil
 }
 
 // ToolVersion is the version of this build, as Metadata.ToolVersion

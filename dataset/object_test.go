@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -22,11 +21,7 @@ import (
 // first test that needs it.
 var s3srv s3test.Shared
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	s3srv.Close()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { s3srv.Main(m) }
 
 // TestNewWriter_store writes a pages part to a store object, on a directory
 // and on a real S3-compatible server, and reads it back with arrow-go

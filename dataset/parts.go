@@ -1,67 +1,16 @@
 package dataset
 
 import (
-	"errors"
+	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
-)
 
-// The layout of a dataset directory DIR: one folder per table, and in
-// each the part files.
-//
-//	DIR/pages/part-00000.parquet   DIR/spaces/part-00000.parquet   DIR/blobs/part-00000.parquet
-//	DIR/pages/part-00001.parquet   DIR/spaces/part-00001.parquet   DIR/blobs/part-00001.parquet
-//	...
-//
-// Parts with the same name hold the same pages: their pages rows in one
-// table and the rows they gave every other table in the others. Each part
-// is written under a temporary name (TempSuffix) and renamed when
-// complete, the pages part last, so a pages part exists only when the
-// part is complete in every table: a process killed at any moment leaves
-// complete parts plus at most one set of temporary files (and, between
-// two renames, parts of other tables without their pages part, which a
-// resume removes). Readers take every *.parquet file below a table's
-// folder, at any depth — DuckDB read_parquet('DIR/pages/**/*.parquet'),
-// pyarrow dataset("DIR/pages") — so that partitions
-// (DIR/pages/shard=0003/…) read as one table too.
-const (
-	// PagesDir is the folder of the pages table inside a dataset directory.
-	PagesDir = "pages"
-	// SpacesDir is the folder of the spaces table.
-	SpacesDir = "spaces"
-	// BlobsDir is the folder of the blobs table.
-	BlobsDir = "blobs"
-	// PartExt is the extension of a complete part file.
-	PartExt = ".parquet"
-	// PagesGlob, SpacesGlob and BlobsGlob match every part of each table
-	// relative to the dataset directory, in the ** syntax of DuckDB and
-	// Spark.
-	PagesGlob  = PagesDir + "/**/*" + PartExt
-	SpacesGlob = SpacesDir + "/**/*" + PartExt
-	BlobsGlob  = BlobsDir + "/**/*" + PartExt
-)
-
-// Tables returns the folders of every table of a dataset directory in the
-// order a part's files are completed: the pages table last.
-func Tables() []string { return []string{SpacesDir, BlobsDir, PagesDir} }
-
-// partPrefix starts every part file name: part-00042.parquet.
-const partPrefix = "part-"
-
-// Row group sizes smaller than the default: a blobs row holds the raw HTML
-// and the capture, tens of kilobytes each (up to the caps' megabytes); a
-// pages row is small, but a part's pages row group stays in memory until
-// it is written.
-const (
-	pagesRowGroup = 64
-	blobsRowGroup = 16
+	"actionspace/dataset/store"
 )
 
 // Defaults for [PartsConfig].
@@ -70,8 +19,12 @@ const (
 	DefaultPartInterval = 5 * time.Minute
 )
 
-// PartsConfig says how a [Parts] writer rotates its part files and where
-// in the dataset directory it puts them.
+// minLockTTL is the shortest lock TTL PartsConfig takes: renewals come
+// every third of it.
+const minLockTTL = time.Second
+
+// PartsConfig says how a [Parts] writer rotates its part files, where in
+// the dataset it puts them, and how it locks that place.
 type PartsConfig struct {
 	// PartPages closes a part after this many pages rows; 0 means no
 	// limit. Smaller parts lose less to a kill -9 (only the open part's
@@ -80,17 +33,25 @@ type PartsConfig struct {
 	// PartInterval closes a part that has been open this long; 0 means no
 	// limit.
 	PartInterval time.Duration
-	// Partition, when set, is the subfolder of pages/ and spaces/ the
+	// Partition, when set, is the subfolder of every table's folder the
 	// parts go into, such as "shard=0003", so that several writers
-	// (shards) share one dataset directory. It is one path element: no
-	// separators, not "." or "..".
+	// (shards) share one dataset. It is one path element: no separators,
+	// not starting with "." or "_" (names readers skip).
 	Partition string
+	// LockTTL is how long the partition's lock lasts without a renewal
+	// (see [OpenOutput]); a writer killed with the lock held blocks the
+	// partition this long. 0 means DefaultLockTTL; otherwise at least 1s.
+	LockTTL time.Duration
+	// LockWait is how long OpenOutput waits for a lock another writer
+	// holds to be released or to go stale; 0 refuses at once.
+	LockWait time.Duration
 }
 
 // DefaultPartsConfig returns parts of DefaultPartPages pages, closed at
-// least every DefaultPartInterval, in no partition.
+// least every DefaultPartInterval, in no partition, under a lock of
+// DefaultLockTTL that a second writer is refused at once.
 func DefaultPartsConfig() PartsConfig {
-	return PartsConfig{PartPages: DefaultPartPages, PartInterval: DefaultPartInterval}
+	return PartsConfig{PartPages: DefaultPartPages, PartInterval: DefaultPartInterval, LockTTL: DefaultLockTTL}
 }
 
 // Validate reports the first invalid setting, naming it.
@@ -100,88 +61,56 @@ func (c PartsConfig) Validate() error {
 		return fmt.Errorf("part-pages: %d, want >= 0", c.PartPages)
 	case c.PartInterval < 0:
 		return fmt.Errorf("part-interval: %v, want >= 0", c.PartInterval)
-	case c.Partition != "" && (!filepath.IsLocal(c.Partition) || strings.ContainsAny(c.Partition, `/\`) || strings.HasPrefix(c.Partition, ".")):
-		return fmt.Errorf("partition: %q, want one folder name", c.Partition)
+	case c.Partition != "" && (!filepath.IsLocal(c.Partition) || strings.ContainsAny(c.Partition, `/\`) || strings.HasPrefix(c.Partition, ".") || strings.HasPrefix(c.Partition, "_")):
+		return fmt.Errorf("partition: %q, want one folder name, not starting with . or _", c.Partition)
+	case c.LockTTL != 0 && c.LockTTL < minLockTTL:
+		return fmt.Errorf("lock-ttl: %v, want at least %v", c.LockTTL, minLockTTL)
+	case c.LockWait < 0:
+		return fmt.Errorf("lock-wait: %v, want >= 0", c.LockWait)
 	}
 	return nil
 }
 
-// partitionDir returns the folder the parts of table in partition go into.
-func partitionDir(dir, table, partition string) string {
-	return filepath.Join(dir, table, partition)
+// PartKeys returns the keys of the complete part files of table
+// (PagesDir, SpacesDir, BlobsDir) in the dataset in st: every *.parquet
+// object below table/, at any depth, in lexical order, but the names
+// readers skip (see [isPartKey]). Files being written, and parts that are
+// not visible yet, are not listed. A dataset with no parts gives none.
+func PartKeys(ctx context.Context, st *store.Store, table string) ([]string, error) {
+	objs, err := st.List(ctx, table+"/")
+	if err != nil {
+		return nil, fmt.Errorf("list dataset parts: %w", err)
+	}
+	var keys []string
+	for _, o := range objs {
+		if isPartKey(o.Key) {
+			keys = append(keys, o.Key)
+		}
+	}
+	return keys, nil
 }
 
-// Files returns the complete part files of table (PagesDir, SpacesDir,
-// BlobsDir) in the dataset in dir: every *.parquet file below dir/table,
-// at any depth, in lexical order. Temporary files of an unfinished part are
-// not listed. A dataset with no parts yet gives no files and no error; a
-// dir that does not exist is an error.
+// Files returns the complete part files of table in the dataset directory
+// dir, as paths (PartKeys of a local store). A dir that does not exist is
+// an error.
 func Files(dir, table string) ([]string, error) {
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
-	return partFiles(filepath.Join(dir, table))
-}
-
-// partFiles lists the *.parquet files below root; none when root is
-// missing.
-func partFiles(root string) ([]string, error) {
-	var files []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && path == root {
-				return fs.SkipAll
-			}
-			return err
-		}
-		if d.Type().IsRegular() && strings.HasSuffix(d.Name(), PartExt) {
-			files = append(files, path)
-		}
-		return nil
-	})
+	st, err := store.Open(context.Background(), dir, store.Config{})
 	if err != nil {
-		return nil, fmt.Errorf("list dataset parts: %w", err)
+		return nil, fmt.Errorf("dataset: %w", err)
 	}
-	slices.Sort(files)
+	defer st.Close()
+	keys, err := PartKeys(context.Background(), st, table)
+	if err != nil {
+		return nil, err
+	}
+	files := make([]string, len(keys))
+	for i, k := range keys {
+		files[i] = filepath.Join(dir, filepath.FromSlash(k))
+	}
 	return files, nil
-}
-
-// CountParts counts the part files, complete or temporary, that partition
-// of the dataset in dir holds: a new (not resumed) crawl must find none.
-func CountParts(dir, partition string) (int, error) {
-	n := 0
-	for _, table := range Tables() {
-		entries, err := os.ReadDir(partitionDir(dir, table, partition))
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return 0, fmt.Errorf("output directory: %w", err)
-		}
-		for _, e := range entries {
-			if e.Type().IsRegular() && (strings.HasSuffix(e.Name(), PartExt) || strings.HasSuffix(e.Name(), PartExt+TempSuffix)) {
-				n++
-			}
-		}
-	}
-	return n, nil
-}
-
-// partName is the file name of part n.
-func partName(n int) string { return fmt.Sprintf("%s%05d%s", partPrefix, n, PartExt) }
-
-// partNumber parses a part file name; ok false for other names.
-func partNumber(name string) (int, bool) {
-	s, ok := strings.CutPrefix(name, partPrefix)
-	if !ok {
-		return 0, false
-	}
-	s, ok = strings.CutSuffix(s, PartExt)
-	if !ok {
-		return 0, false
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 {
-		return 0, false
-	}
-	return n, true
 }
 
 // Rows are the rows one page gives the tables of a dataset: a Parts
@@ -196,53 +125,133 @@ type Rows struct {
 	Spaces []SpaceRow
 }
 
-// Parts writes a crawl's rows into rotating parts of a dataset directory:
+// Parts writes a crawl's rows into rotating parts of its output partition:
 // each page's rows of every table go into the same part, so that a part's
-// files always hold the same pages. It closes a part every
-// PartPages pages and, on a timer of its own, every PartInterval. Write
-// and Close may be called from different goroutines.
+// files always hold the same pages. It closes a part every PartPages pages
+// and, on a timer of its own, every PartInterval. Write and Close may be
+// called from different goroutines.
+//
+// Publishing a part (see the layout above): the other tables' files are
+// streamed to pending keys and published there, then — if the output's
+// lock still holds — the pages file is published under its final key,
+// which commits the part, then the pending files are renamed to their
+// final keys. Nothing is ever overwritten: every key is created once.
+//
+// Superseding: a resume hands Parts the page IDs whose failed rows it
+// crawls again (and the part holding each). Once every such page of an
+// old part has its new row in a committed part, the old part is written
+// again without those rows under a new number (published as above) and
+// then deleted, its pages file last; Close does the same for old parts
+// only some of whose pages were crawled again. A URL so never has zero
+// rows; a kill between the commit of the new row and the deletion of the
+// old part leaves both rows, which the next resume finds and cleans up
+// (see OpenForResume).
 type Parts struct {
-	dir      string
+	ctx      context.Context
+	out      *Output
 	meta     Metadata
 	cfg      PartsConfig
+	tables   []table
 	stopTick chan struct{}
 	ticked   chan struct{}
 
-	mu     sync.Mutex
-	next   int // number of the next part to open
-	pages  *Writer[PageRow]
-	spaces *Writer[SpaceRow]
-	blobs  *Writer[BlobRow]
-	opened time.Time
-	done   int // parts completed
-	err    error
+	mu      sync.Mutex
+	next    int          // number of the next part to open
+	open    []partWriter // the open part, one writer per table; nil if none
+	openNum int
+	ids     []string // page IDs in the open part
+	opened  time.Time
+	stats   PartsStats
+	err     error
+
+	release  func() error     // what Close releases besides (OpenParts)
+	retry    map[string]int   // page_id → old part whose row its new row supersedes
+	waiting  map[int]int      // old part → pages of it not yet crawled again
+	replaced map[int][]string // old part → pages of it whose new rows are committed
 }
 
-// NewParts starts writing parts into the pages and spaces folders of dir
-// (of cfg.Partition in them), numbering them from next (see
-// [ResumeState].NextPart). meta goes into every file.
-func NewParts(dir string, next int, meta Metadata, cfg PartsConfig) (*Parts, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
+// PartsStats counts what a Parts writer published.
+type PartsStats struct {
+	// Parts is the number of parts committed, rewritten ones included.
+	Parts int
+	// Bytes is the number of bytes of the objects published (what was
+	// uploaded, to a bucket); the server-side copies of a roll-forward are
+	// not counted.
+	Bytes int64
+	// Superseded is the number of failed pages rows removed because a new
+	// row of the same page was committed; Rewritten the number of old
+	// parts written again (or deleted) for that.
+	Superseded, Rewritten int
+}
+
+// NewParts starts writing parts into out's partition, numbering them from
+// next (see [ResumeState].NextPart). meta goes into every file. retry maps
+// the page IDs whose rows the new rows supersede to the part holding each
+// (a subset of ResumeState.Retry: the pages about to be crawled again); it
+// may be nil. ctx bounds every upload and clean-up: a crawl that is
+// interrupted still wants its open part published, so it passes a context
+// that its interruption does not cancel.
+func NewParts(ctx context.Context, out *Output, meta Metadata, next int, retry map[string]int) (*Parts, error) {
 	s := &Parts{
-		dir:      dir,
+		ctx:      ctx,
+		out:      out,
 		meta:     meta,
-		cfg:      cfg,
+		cfg:      out.cfg,
+		tables:   tableDefs(),
 		next:     next,
 		stopTick: make(chan struct{}),
 		ticked:   make(chan struct{}),
+		retry:    make(map[string]int, len(retry)),
+		waiting:  make(map[int]int),
+		replaced: make(map[int][]string),
 	}
-	for _, table := range Tables() {
-		if err := os.MkdirAll(partitionDir(dir, table, cfg.Partition), 0o755); err != nil {
-			return nil, fmt.Errorf("create dataset directory: %w", err)
-		}
+	for id, part := range retry {
+		s.retry[id] = part
+		s.waiting[part]++
 	}
-	if every := cfg.PartInterval; every > 0 {
+	if every := s.cfg.PartInterval; every > 0 {
 		go s.tick(min(time.Second, max(every/2, time.Millisecond)))
 	} else {
 		close(s.ticked)
 	}
+	return s, nil
+}
+
+// OpenParts opens the dataset location loc (see store.Open), locks
+// partition cfg.Partition for owner "OpenParts", and returns a Parts
+// writer into it numbering parts from 0; its Close also releases the lock
+// and the store. It is the one-call way for a tool or a test to write a
+// new dataset: a partition that already holds parts is refused.
+func OpenParts(ctx context.Context, loc string, meta Metadata, cfg PartsConfig) (*Parts, error) {
+	st, err := store.Open(ctx, loc, store.Config{})
+	if err != nil {
+		return nil, err
+	}
+	out, err := OpenOutput(ctx, st, "OpenParts", cfg, nil)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	release := func() error {
+		err := out.Close(ctx)
+		if cerr := st.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
+	if n, err := CountParts(ctx, out); err != nil || n > 0 {
+		release()
+		if err == nil {
+			err = fmt.Errorf("%s already holds %d part files", store.Redact(loc), n)
+		}
+		return nil, err
+	}
+	s, err := NewParts(ctx, out, meta, 0, nil)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	s.release = release
 	return s, nil
 }
 
@@ -270,25 +279,18 @@ func (s *Parts) Write(r Rows) error {
 	if s.err != nil {
 		return s.err
 	}
-	if s.pages == nil {
-		if err := s.open(); err != nil {
+	if s.open == nil {
+		if err := s.openPart(); err != nil {
 			return s.fail(err)
 		}
 	}
-	if err := s.pages.Write(r.Page); err != nil {
-		return s.fail(err)
-	}
-	if r.Blob != nil {
-		if err := s.blobs.Write(*r.Blob); err != nil {
+	for i, t := range s.tables {
+		if err := t.write(s.open[i], &r); err != nil {
 			return s.fail(err)
 		}
 	}
-	for _, sp := range r.Spaces {
-		if err := s.spaces.Write(sp); err != nil {
-			return s.fail(err)
-		}
-	}
-	if s.cfg.PartPages > 0 && s.pages.Rows() >= int64(s.cfg.PartPages) {
+	s.ids = append(s.ids, r.Page.PageID)
+	if s.cfg.PartPages > 0 && len(s.ids) >= s.cfg.PartPages {
 		return s.fail(s.finish())
 	}
 	return nil
@@ -298,15 +300,27 @@ func (s *Parts) Write(r Rows) error {
 func (s *Parts) rotateIfDue(now time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.err != nil || s.pages == nil || s.cfg.PartInterval <= 0 || now.Sub(s.opened) < s.cfg.PartInterval {
+	if s.err != nil || s.open == nil || s.cfg.PartInterval <= 0 || now.Sub(s.opened) < s.cfg.PartInterval {
 		return s.err
 	}
 	return s.fail(s.finish())
 }
 
-// Close completes the open part, if any, and stops the rotation timer.
-// After a failure it discards the open part and returns the failure.
+// Close completes the open part, if any, supersedes the rows of old parts
+// whose pages were crawled again, and stops the rotation timer. After a
+// failure it discards the open part and returns the failure.
 func (s *Parts) Close() error {
+	err := s.close()
+	if s.release != nil {
+		if rerr := s.release(); err == nil {
+			err = rerr
+		}
+		s.release = nil
+	}
+	return err
+}
+
+func (s *Parts) close() error {
 	select {
 	case <-s.stopTick:
 	default:
@@ -319,72 +333,99 @@ func (s *Parts) Close() error {
 		s.abort()
 		return s.err
 	}
-	return s.fail(s.finish())
+	if err := s.fail(s.finish()); err != nil {
+		return err
+	}
+	return s.fail(s.supersede(true))
 }
 
-// Completed returns the number of parts completed.
+// Completed returns the number of parts committed.
 func (s *Parts) Completed() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.done
+	return s.stats.Parts
 }
 
-func (s *Parts) open() error {
-	name := partName(s.next)
-	path := func(table string) string { return filepath.Join(partitionDir(s.dir, table, s.cfg.Partition), name) }
-	pages, err := Create[PageRow](path(PagesDir), s.meta, WriterConfig{RowGroupRows: pagesRowGroup})
+// Stats returns what was published so far.
+func (s *Parts) Stats() PartsStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stats
+}
+
+// openPart starts the next part: a writer per table, the pages one under
+// its final key, the others under their pending keys.
+func (s *Parts) openPart() error {
+	n := s.next
+	ws, err := s.out.createPart(s.ctx, s.tables, n, s.meta)
 	if err != nil {
 		return err
 	}
-	spaces, err := Create[SpaceRow](path(SpacesDir), s.meta, DefaultWriterConfig())
-	if err != nil {
-		_ = pages.Abort()
-		return err
-	}
-	blobs, err := Create[BlobRow](path(BlobsDir), s.meta, WriterConfig{RowGroupRows: blobsRowGroup})
-	if err != nil {
-		_ = pages.Abort()
-		_ = spaces.Abort()
-		return err
-	}
-	s.pages, s.spaces, s.blobs, s.opened = pages, spaces, blobs, time.Now()
 	s.next++
+	s.open, s.openNum, s.ids, s.opened = ws, n, nil, time.Now()
 	return nil
 }
 
-// finish closes the open part: the pages file last, so that a pages part
-// (what a resume counts as done) never exists without the other tables'
-// parts.
+// finish publishes the open part, then supersedes the old rows it
+// replaces once their old parts have no more pages waiting.
 func (s *Parts) finish() error {
-	if s.pages == nil {
+	if s.open == nil {
 		return nil
 	}
-	pages, spaces, blobs := s.pages, s.spaces, s.blobs
-	s.pages, s.spaces, s.blobs = nil, nil, nil
-	for _, w := range []interface{ Close() error }{spaces, blobs} {
-		if err := w.Close(); err != nil {
-			_ = spaces.Abort()
-			_ = blobs.Abort()
-			_ = pages.Abort()
-			return fmt.Errorf("close part: %w", err)
+	ws, ids, n := s.open, s.ids, s.openNum
+	s.open, s.ids = nil, nil
+	bytes, err := s.out.publish(s.ctx, s.tables, n, ws)
+	if err != nil {
+		return fmt.Errorf("close part %d: %w", n, err)
+	}
+	s.stats.Parts++
+	s.stats.Bytes += bytes
+	for _, id := range ids {
+		if old, ok := s.retry[id]; ok {
+			delete(s.retry, id)
+			s.waiting[old]--
+			s.replaced[old] = append(s.replaced[old], id)
 		}
 	}
-	if err := pages.Close(); err != nil {
-		// The other tables' parts are orphans now; a resume removes them.
-		return fmt.Errorf("close part: %w", err)
+	return s.supersede(false)
+}
+
+// supersede rewrites the old parts whose replaced rows are all committed
+// (with all, every old part with any).
+func (s *Parts) supersede(all bool) error {
+	olds := make([]int, 0, len(s.replaced))
+	for old := range s.replaced {
+		if all || s.waiting[old] == 0 {
+			olds = append(olds, old)
+		}
 	}
-	s.done++
+	slices.Sort(olds)
+	for _, old := range olds {
+		drop := make(map[string]bool, len(s.replaced[old]))
+		for _, id := range s.replaced[old] {
+			drop[id] = true
+		}
+		res, err := s.out.rewritePart(s.ctx, s.tables, old, drop, func() int { s.next++; return s.next - 1 })
+		if err != nil {
+			return fmt.Errorf("supersede the old rows of part %d: %w", old, err)
+		}
+		delete(s.replaced, old)
+		s.stats.Superseded += res.removed
+		s.stats.Rewritten++
+		s.stats.Bytes += res.bytes
+		if res.written {
+			s.stats.Parts++
+		}
+	}
 	return nil
 }
 
 // abort discards the open part.
 func (s *Parts) abort() {
-	if s.pages != nil {
-		_ = s.pages.Abort()
-		_ = s.spaces.Abort()
-		_ = s.blobs.Abort()
-		s.pages, s.spaces, s.blobs = nil, nil, nil
+	for _, w := range s.open {
+		_ = w.Abort()
 	}
+	s.open, s.ids = nil, nil
 }
 
 // fail makes err sticky.
@@ -394,4 +435,74 @@ func (s *Parts) fail(err error) error {
 		s.abort()
 	}
 	return err
+}
+
+// createPart starts part n of every table in the partition: the pages
+// file under its final key, the others under their pending keys.
+func (o *Output) createPart(ctx context.Context, tables []table, n int, meta Metadata) ([]partWriter, error) {
+	ws := make([]partWriter, 0, len(tables))
+	fail := func(err error) ([]partWriter, error) {
+		for _, w := range ws {
+			_ = w.Abort()
+		}
+		return nil, err
+	}
+	for _, t := range tables {
+		key := pendingKey(t.dir, o.partition, n)
+		if t.dir == PagesDir {
+			key = partKey(t.dir, o.partition, n)
+		}
+		out, err := o.st.Create(ctx, key)
+		if err != nil {
+			return fail(err)
+		}
+		w, err := t.open(out, meta)
+		if err != nil {
+			return fail(err)
+		}
+		ws = append(ws, w)
+	}
+	return ws, nil
+}
+
+// publish makes part n, whose files ws (one per table, pages last) have
+// been written, visible: it publishes the other tables' files under their
+// pending keys, checks the lock, publishes the pages file (the commit),
+// and renames the pending files to their final keys. It returns the bytes
+// published. A failure before the commit leaves pending files that a
+// resume removes; after it, pending files that a resume rolls forward.
+func (o *Output) publish(ctx context.Context, tables []table, n int, ws []partWriter) (int64, error) {
+	last := len(ws) - 1
+	var bytes int64
+	for i, w := range ws[:last] {
+		err := o.step("publish", w.Path())
+		if err == nil {
+			err = w.Close()
+		}
+		if err != nil {
+			for _, rest := range ws[i+1:] {
+				_ = rest.Abort()
+			}
+			return 0, err
+		}
+		bytes += w.size()
+	}
+	err := o.Check()
+	if err == nil {
+		err = o.step("commit", ws[last].Path())
+	}
+	if err != nil {
+		_ = ws[last].Abort()
+		return 0, err
+	}
+	if err := ws[last].Close(); err != nil {
+		return 0, err
+	}
+	bytes += ws[last].size()
+	for _, t := range tables[:last] {
+		if err := o.rename(ctx, pendingKey(t.dir, o.partition, n), partKey(t.dir, o.partition, n)); err != nil {
+			return bytes, fmt.Errorf("roll forward (a resume finishes it): %w", err)
+		}
+	}
+	return bytes, nil
 }

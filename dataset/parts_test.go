@@ -1,14 +1,19 @@
 package dataset
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
+	"path"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"actionspace/dataset/store"
 )
 
 // pageID is the page ID of fakeResult(i).
@@ -20,75 +25,200 @@ func fakeResult(i int) Rows {
 	url := fmt.Sprintf("http://fake.test/page?n=%d", i)
 	id := fmt.Sprintf("%016x", i)
 	return Rows{
-		Page:   PageRow{RunID: "r", PageID: id, URL: url, Status: StatusOK},
+		Page:   PageRow{RunID: "r", PageID: id, URL: url, Status: StatusOK, CapturedAt: testTime().Add(time.Duration(i) * time.Second)},
 		Blob:   &BlobRow{RunID: "r", PageID: id, URL: url, HTML: "<p>hi</p>"},
 		Spaces: []SpaceRow{{RunID: "r", PageID: id, URL: url, Mode: "fast"}, {RunID: "r", PageID: id, URL: url, Mode: "fast", ViewportExpansion: -1}},
 	}
 }
 
-// TestParts_Rotation: parts close every PartPages pages, in pairs with
-// the same names, and each holds its pages' spaces rows.
-func TestParts_Rotation(t *testing.T) {
-	dir := t.TempDir()
-	s, err := NewParts(dir, 0, Metadata{RunID: "r"}, PartsConfig{PartPages: 3})
+// failedResult is the i-th page failed with kind: a pages row only.
+func failedResult(i int, kind string) Rows {
+	r := fakeResult(i)
+	r.Page.Status, r.Page.ErrorKind, r.Page.ErrorMessage = StatusError, kind, kind+" "+r.Page.URL
+	r.Blob, r.Spaces = nil, nil
+	return r
+}
+
+// quiet is a logger that drops everything.
+func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// backends are the stores the protocol tests run on: a directory and a
+// prefix of a bucket on a real S3-compatible server (skipped under -short).
+func backends(t *testing.T, fn func(t *testing.T, loc func(t *testing.T) string)) {
+	t.Run("dir", func(t *testing.T) {
+		fn(t, func(t *testing.T) string { return filepath.Join(t.TempDir(), "ds") })
+	})
+	t.Run("s3", func(t *testing.T) {
+		srv := s3srv.Start(t)
+		srv.SetEnv(t)
+		var n atomic.Int64
+		fn(t, func(t *testing.T) string { return srv.URL(srv.Bucket, fmt.Sprintf("ds%d", n.Add(1))) })
+	})
+}
+
+// openStore opens loc for the test.
+func openStore(t *testing.T, loc string) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), loc, store.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 7 {
-		if err := s.Write(fakeResult(i)); err != nil {
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// openOutput locks partition of st for the test.
+func openOutput(t *testing.T, st *store.Store, cfg PartsConfig) *Output {
+	t.Helper()
+	out, err := OpenOutput(context.Background(), st, "test", cfg, quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { out.Close(context.Background()) })
+	return out
+}
+
+// writeParts writes rows into new parts of out from part next on.
+func writeParts(t *testing.T, out *Output, next int, retry map[string]int, rows ...Rows) PartsStats {
+	t.Helper()
+	s, err := NewParts(context.Background(), out, Metadata{RunID: "r"}, next, retry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if err := s.Write(r); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"part-00000.parquet", "part-00001.parquet", "part-00002.parquet"}
-	files := map[string][]string{}
+	return s.Stats()
+}
+
+// partRows are the visible rows of one table, by part key without the
+// table folder ("shard=0001/part-00002.parquet").
+type partRows map[string][]pageIDColumn
+
+// readTables reads every visible part of every table of st.
+func readTables(t *testing.T, st *store.Store) map[string]partRows {
+	t.Helper()
+	ctx := context.Background()
+	out := map[string]partRows{}
 	for _, table := range Tables() {
-		got, err := Files(dir, table)
+		keys, err := PartKeys(ctx, st, table)
 		if err != nil {
 			t.Fatal(err)
 		}
-		files[table] = got
-		var names []string
-		for _, f := range got {
-			if filepath.Dir(f) != filepath.Join(dir, table) {
-				t.Errorf("%s not in %s", f, table)
-			}
-			names = append(names, filepath.Base(f))
-		}
-		if !slices.Equal(names, want) {
-			t.Errorf("%s parts = %v, want %v", table, names, want)
-		}
-	}
-	perPage := map[string]int{PagesDir: 1, BlobsDir: 1, SpacesDir: 2}
-	for i, wantPages := range []int{3, 3, 1} {
-		p, err := ReadAll[pageIDColumn](files[PagesDir][i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, table := range Tables() {
-			rows, err := ReadAll[pageIDColumn](files[table][i])
+		out[table] = partRows{}
+		for _, k := range keys {
+			err := ScanObject(ctx, st, k, func(r pageIDColumn) error {
+				out[table][strings.TrimPrefix(k, table+"/")] = append(out[table][strings.TrimPrefix(k, table+"/")], pageIDColumn{strings.Clone(r.PageID)})
+				return nil
+			})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(rows) != perPage[table]*wantPages {
-				t.Errorf("part %d: %d %s rows, want %d", i, len(rows), table, perPage[table]*wantPages)
+			if _, ok := out[table][strings.TrimPrefix(k, table+"/")]; !ok {
+				out[table][strings.TrimPrefix(k, table+"/")] = nil
+			}
+		}
+	}
+	return out
+}
+
+// checkVisible asserts the visibility rule on what readers see: every
+// other table's part has its pages part, with rows only of that part's
+// pages. It returns the number of pages rows per page ID.
+func checkVisible(t *testing.T, st *store.Store) map[string]int {
+	t.Helper()
+	tables := readTables(t, st)
+	perPage := map[string]int{}
+	for part, rows := range tables[PagesDir] {
+		for _, r := range rows {
+			perPage[r.PageID]++
+		}
+		_ = part
+	}
+	for table, parts := range tables {
+		if table == PagesDir {
+			continue
+		}
+		for part, rows := range parts {
+			pages, ok := tables[PagesDir][part]
+			if !ok {
+				t.Errorf("%s/%s is visible without its pages part", table, part)
+				continue
 			}
 			for _, r := range rows {
-				if !slices.Contains(p, r) {
-					t.Errorf("part %d: %s row of %s, whose page is in another part", i, table, r.PageID)
+				if !slices.Contains(pages, r) {
+					t.Errorf("%s/%s: a row of page %s, not in its pages part", table, part, r.PageID)
 				}
 			}
 		}
 	}
+	return perPage
+}
+
+// TestParts_Rotation: parts close every PartPages pages, under the same
+// names in every table, and each holds its pages' rows of every table; no
+// pending file is left.
+func TestParts_Rotation(t *testing.T) {
+	backends(t, func(t *testing.T, loc func(t *testing.T) string) {
+		ctx := context.Background()
+		st := openStore(t, loc(t))
+		out := openOutput(t, st, PartsConfig{PartPages: 3, Partition: "shard=0001"})
+		var rows []Rows
+		for i := range 7 {
+			rows = append(rows, fakeResult(i))
+		}
+		stats := writeParts(t, out, 0, nil, rows...)
+		if stats.Parts != 3 || stats.Bytes == 0 {
+			t.Errorf("stats %+v, want 3 parts and their bytes", stats)
+		}
+		want := []string{"part-00000.parquet", "part-00001.parquet", "part-00002.parquet"}
+		tables := readTables(t, st)
+		perPage := map[string]int{PagesDir: 1, BlobsDir: 1, SpacesDir: 2}
+		for _, table := range Tables() {
+			var names []string
+			for part, rows := range tables[table] {
+				dir, name := path.Split(part)
+				if dir != "shard=0001/" {
+					t.Errorf("%s/%s not in the partition", table, part)
+				}
+				names = append(names, name)
+				wantPages := 3
+				if name == want[2] {
+					wantPages = 1
+				}
+				if len(rows) != perPage[table]*wantPages {
+					t.Errorf("%s/%s: %d rows, want %d", table, part, len(rows), perPage[table]*wantPages)
+				}
+			}
+			slices.Sort(names)
+			if !slices.Equal(names, want) {
+				t.Errorf("%s parts = %v, want %v", table, names, want)
+			}
+		}
+		checkVisible(t, st)
+		objs, err := st.List(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range objs {
+			if strings.Contains(o.Key, PendingExt) {
+				t.Errorf("pending file left: %s", o.Key)
+			}
+		}
+	})
 }
 
 // TestParts_Interval: a part open longer than PartInterval is closed by
 // rotateIfDue; a part with no rows is never written.
 func TestParts_Interval(t *testing.T) {
 	dir := t.TempDir()
-	s, err := NewParts(dir, 5, Metadata{}, PartsConfig{PartInterval: time.Minute})
+	out := openOutput(t, openStore(t, dir), PartsConfig{PartInterval: time.Minute})
+	s, err := NewParts(context.Background(), out, Metadata{}, 5, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,59 +243,466 @@ func TestParts_Interval(t *testing.T) {
 	}
 }
 
-// TestOpenForResume_AfterKill builds what a kill -9 leaves — complete parts,
-// the temporary files of the open part, and a spaces part whose pages part
-// was never renamed — and checks what a resume makes of it.
+// TestOpenForResume_AfterKill builds what kills at several moments leave —
+// the files in the making of an open part, a pending file whose pages part
+// never landed, pending files of a committed part not yet rolled forward,
+// a roll-forward killed between its copy and its delete, and another
+// table's part without a pages part — and checks what a resume makes of
+// it.
 func TestOpenForResume_AfterKill(t *testing.T) {
-	dir := t.TempDir()
-	s, err := NewParts(dir, 0, Metadata{RunID: "run-1", Config: `{"text":"viewport"}`}, PartsConfig{PartPages: 2})
+	backends(t, func(t *testing.T, loc func(t *testing.T) string) {
+		ctx := context.Background()
+		st := openStore(t, loc(t))
+		out := openOutput(t, st, PartsConfig{PartPages: 2})
+		s, err := NewParts(ctx, out, Metadata{RunID: "run-1", Config: `{"text":"viewport"}`}, 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 5 { // parts 0 and 1 complete; part 2 open with one page
+			if err := s.Write(fakeResult(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// kill -9 now: part 2 stays in the making. Then fake the rest:
+		put := func(key string, b []byte) {
+			t.Helper()
+			if err := st.Put(ctx, key, b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		put(pendingKey(SpacesDir, "", 7), []byte("PAR1 never committed"))
+		put(partKey(BlobsDir, "", 8), []byte("PAR1 an older protocol's orphan"))
+		// Part 1 committed, its spaces file not rolled forward yet.
+		if err := st.Rename(ctx, partKey(SpacesDir, "", 1), pendingKey(SpacesDir, "", 1)); err != nil {
+			t.Fatal(err)
+		}
+		// Part 0's blobs file copied forward but its pending copy not deleted.
+		b, err := st.ReadAll(ctx, partKey(BlobsDir, "", 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		put(pendingKey(BlobsDir, "", 0), b)
+
+		if n, err := CountParts(ctx, out); err != nil || n != 9 {
+			t.Errorf("CountParts = %d, %v; want the 6 parts, 2 pending and 1 orphan files", n, err)
+		}
+
+		state, err := OpenForResume(ctx, out, ResumeOptions{Logger: quiet()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if state.Parts != 2 || state.Rows != 4 || len(state.Done) != 4 || state.NextPart != 9 || state.RunID != "run-1" || state.SchemaVersion != SchemaVersion {
+			t.Errorf("state = parts %d rows %d done %d next %d run %q version %d, want 2, 4, 4, 9, run-1, %d",
+				state.Parts, state.Rows, len(state.Done), state.NextPart, state.RunID, state.SchemaVersion, SchemaVersion)
+		}
+		for i := range 4 {
+			if !state.Done[pageID(i)] {
+				t.Errorf("page %d not done", i)
+			}
+		}
+		wantRemoved := []string{pendingKey(SpacesDir, "", 7), pendingKey(BlobsDir, "", 0), partKey(BlobsDir, "", 8)}
+		slices.Sort(wantRemoved)
+		slices.Sort(state.Removed)
+		if !slices.Equal(state.Removed, wantRemoved) {
+			t.Errorf("removed %v, want %v", state.Removed, wantRemoved)
+		}
+		if want := []string{partKey(SpacesDir, "", 1)}; !slices.Equal(state.RolledForward, want) {
+			t.Errorf("rolled forward %v, want %v", state.RolledForward, want)
+		}
+		objs, err := st.List(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var left []string
+		for _, o := range objs {
+			if !strings.HasPrefix(o.Key, LocksDir+"/") {
+				left = append(left, o.Key)
+			}
+		}
+		var want []string
+		for _, table := range []string{BlobsDir, PagesDir, SpacesDir} {
+			want = append(want, partKey(table, "", 0), partKey(table, "", 1))
+		}
+		if !slices.Equal(left, want) {
+			t.Errorf("objects after the resume %v, want %v", left, want)
+		}
+		if _, ok := st.Dir(); ok && state.RemovedTemp != len(Tables()) {
+			t.Errorf("removed %d temporary files, want the open part's %d", state.RemovedTemp, len(Tables()))
+		}
+		checkVisible(t, st)
+	})
+}
+
+// TestOpenForResume_Retry: failed rows that Retry picks are crawled again
+// and superseded: after the resume every page has one row, the new one,
+// and the parts that held the old rows are gone.
+func TestOpenForResume_Retry(t *testing.T) {
+	backends(t, func(t *testing.T, loc func(t *testing.T) string) {
+		ctx := context.Background()
+		st := openStore(t, loc(t))
+		cfg := PartsConfig{PartPages: 2}
+		out := openOutput(t, st, cfg)
+		first := []Rows{fakeResult(0), failedResult(1, "timeout"), fakeResult(2), failedResult(3, "http"), failedResult(4, "timeout"), fakeResult(5)}
+		writeParts(t, out, 0, nil, first...)
+
+		transient := ResumeOptions{Logger: quiet(), Retry: func(p PageOutcome) bool { return p.ErrorKind == "timeout" }}
+		state, err := OpenForResume(ctx, out, transient)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := state.Retry, map[string]int{pageID(1): 0, pageID(4): 2}; !equalMaps(got, want) {
+			t.Errorf("retry %v, want %v", got, want)
+		}
+		if len(state.Done) != 4 || state.Done[pageID(1)] || !state.Done[pageID(3)] {
+			t.Errorf("done %v, want 0, 2, 3 (a 4xx-like failure is kept), 5", state.Done)
+		}
+		stats := writeParts(t, out, state.NextPart, state.Retry, fakeResult(1), fakeResult(4))
+		if stats.Superseded != 2 || stats.Rewritten != 2 {
+			t.Errorf("stats %+v, want 2 rows superseded in 2 parts", stats)
+		}
+		perPage := checkVisible(t, st)
+		for i := range 6 {
+			if perPage[pageID(i)] != 1 {
+				t.Errorf("page %d: %d pages rows, want 1", i, perPage[pageID(i)])
+			}
+		}
+		state, err = OpenForResume(ctx, out, transient)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(state.Retry) != 0 || len(state.Done) != 6 || state.Duplicates != 0 {
+			t.Errorf("second resume: retry %v, done %d, duplicates %d; want nothing left", state.Retry, len(state.Done), state.Duplicates)
+		}
+	})
+}
+
+func equalMaps[K comparable, V comparable](a, b map[K]V) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// errKilled is the fault that stands for a kill.
+var errKilled = errors.New("killed")
+
+// TestParts_KillAtEveryStep kills a resume that supersedes failed rows at
+// every change it makes to the store in turn — every publish, commit,
+// roll-forward and delete, of new parts and of rewritten parts — then
+// kills the resume that cleans up after it at one of its first changes,
+// and checks after each kill that readers see no other table's part
+// without its pages part and no page without its row, and that one more
+// resume leaves every page with exactly its newest row.
+func TestParts_KillAtEveryStep(t *testing.T) {
+	ctx := context.Background()
+	first := []Rows{fakeResult(0), failedResult(1, "timeout"), fakeResult(2), failedResult(3, "timeout"), failedResult(4, "timeout"), fakeResult(5)}
+	retry := ResumeOptions{Logger: quiet(), Retry: func(p PageOutcome) bool { return p.ErrorKind == "timeout" }}
+	again := []Rows{fakeResult(1), fakeResult(3), fakeResult(4), fakeResult(6)}
+	for i := range again {
+		again[i].Page.CapturedAt = again[i].Page.CapturedAt.Add(time.Hour)
+	}
+
+	// resume runs a resume: OpenForResume, then the pages picked crawled
+	// again and the new page 6, into parts of two pages.
+	resume := func(out *Output) error {
+		state, err := OpenForResume(ctx, out, retry)
+		if err != nil {
+			return err
+		}
+		s, err := NewParts(ctx, out, Metadata{RunID: "r"}, state.NextPart, state.Retry)
+		if err != nil {
+			return err
+		}
+		for _, r := range again {
+			if state.Done[r.Page.PageID] {
+				continue
+			}
+			if err := s.Write(r); err != nil {
+				s.abort()
+				return err
+			}
+		}
+		return s.Close()
+	}
+
+	// Under -short (the race-detector pass of make test) every fifth step;
+	// the full pass kills at each.
+	stride := 1
+	if testing.Short() {
+		stride = 5
+	}
+	steps := 0
+	for kill := 0; ; kill += stride {
+		dir := t.TempDir()
+		st := openStore(t, dir)
+		out := openOutput(t, st, PartsConfig{PartPages: 2})
+		writeParts(t, out, 0, nil, first...)
+		n := 0
+		var killedAt string
+		out.fault = func(op string) error {
+			if n++; n == kill+1 {
+				killedAt = op
+				return errKilled
+			}
+			return nil
+		}
+		err := resume(out)
+		if killedAt == "" {
+			if err != nil {
+				t.Fatalf("resume without a kill: %v", err)
+			}
+			steps = n
+			break
+		}
+		if !errors.Is(err, errKilled) {
+			t.Fatalf("kill at %q: resume returned %v, want the kill", killedAt, err)
+		}
+		perPage := checkVisible(t, st)
+		for i := range 6 {
+			if perPage[pageID(i)] == 0 {
+				t.Errorf("kill at %q: page %d has no pages row", killedAt, i)
+			}
+		}
+		// The resume that cleans up is killed too, at one of its first
+		// changes (which one varies with kill), and checked again.
+		n, second, secondAt := 0, kill%6+1, ""
+		out.fault = func(op string) error {
+			if n++; n == second {
+				secondAt = op
+				return errKilled
+			}
+			return nil
+		}
+		if err := resume(out); secondAt != "" {
+			if !errors.Is(err, errKilled) {
+				t.Fatalf("kill at %q, then at %q: resume returned %v, want the kill", killedAt, secondAt, err)
+			}
+			perPage := checkVisible(t, st)
+			for i := range 6 {
+				if perPage[pageID(i)] == 0 {
+					t.Errorf("kill at %q, then at %q: page %d has no pages row", killedAt, secondAt, i)
+				}
+			}
+			killedAt += ", then at " + secondAt
+		} else if err != nil {
+			t.Fatalf("kill at %q: the next resume: %v", killedAt, err)
+		}
+		out.fault = nil
+		if err := resume(out); err != nil {
+			t.Fatalf("kill at %q: the last resume: %v", killedAt, err)
+		}
+		perPage = checkVisible(t, st)
+		tables := readTables(t, st)
+		for i := range 7 {
+			if perPage[pageID(i)] != 1 {
+				t.Errorf("kill at %q, then a resume: page %d has %d pages rows, want 1", killedAt, i, perPage[pageID(i)])
+			}
+		}
+		for _, id := range []int{1, 3, 4} {
+			blobs := 0
+			for _, rows := range tables[BlobsDir] {
+				for _, r := range rows {
+					if r.PageID == pageID(id) {
+						blobs++
+					}
+				}
+			}
+			if blobs != 1 {
+				t.Errorf("kill at %q, then a resume: page %d has %d blobs rows, want 1 (its retried row's)", killedAt, id, blobs)
+			}
+		}
+		if tmps := localTemps(t, dir); len(tmps) != 0 {
+			t.Errorf("kill at %q, then a resume: leftovers %v", killedAt, tmps)
+		}
+	}
+	if steps < 20 {
+		t.Errorf("a resume made %d changes to the store; want the kill tried at each of more", steps)
+	}
+	t.Logf("killed a resume at every %d of its %d changes to the store", stride, steps)
+}
+
+// localTemps lists the files in a dataset directory that are neither
+// parts nor locks.
+func localTemps(t *testing.T, dir string) []string {
+	t.Helper()
+	st := openStore(t, dir)
+	objs, err := st.List(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range 5 { // parts 0 and 1 complete; part 2 open with one page
-		if err := s.Write(fakeResult(i)); err != nil {
+	var out []string
+	for _, o := range objs {
+		if !strings.HasPrefix(o.Key, LocksDir+"/") && !isPartKey(o.Key) {
+			out = append(out, o.Key)
+		}
+	}
+	tmps, _ := filepath.Glob(filepath.Join(dir, "*", "*"+TempSuffix))
+	return append(out, tmps...)
+}
+
+// TestOutput_Lock: a second writer of a partition is refused while the
+// first holds its lock, waits for it when told to, and takes over a lock
+// whose holder stopped renewing it; the first writer then publishes
+// nothing more.
+func TestOutput_Lock(t *testing.T) {
+	backends(t, func(t *testing.T, loc func(t *testing.T) string) {
+		ctx := context.Background()
+		st := openStore(t, loc(t))
+		cfg := PartsConfig{PartPages: 1, Partition: "shard=0002", LockTTL: time.Second}
+		first, err := OpenOutput(ctx, st, "first", cfg, quiet())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = OpenOutput(ctx, st, "second", cfg, quiet())
+		var held *store.HeldError
+		if !errors.As(err, &held) || held.Holder.Owner != "first" {
+			t.Fatalf("second writer: %v, want the lock held by first", err)
+		}
+		if other, err := OpenOutput(ctx, st, "other shard", PartsConfig{Partition: "shard=0003"}, quiet()); err != nil {
+			t.Errorf("another partition: %v, want its own lock", err)
+		} else {
+			other.Close(ctx)
+		}
+		// Renewals keep the lock past its TTL.
+		time.Sleep(1500 * time.Millisecond)
+		if err := first.Check(); err != nil {
+			t.Fatalf("the holder after 1.5 TTL: %v, want its renewals to keep the lock", err)
+		}
+		s, err := NewParts(ctx, first, Metadata{}, 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Write(fakeResult(0)); err != nil {
+			t.Fatal(err)
+		}
+
+		// The holder dies: its renewals stop, the lock goes stale.
+		close(first.stop)
+		<-first.stopped
+		start := time.Now()
+		cfg.LockWait = 10 * time.Second
+		second, err := OpenOutput(ctx, st, "second", cfg, quiet())
+		if err != nil {
+			t.Fatalf("take over a stale lock: %v", err)
+		}
+		defer second.Close(ctx)
+		t.Logf("took over the stale lock after %v", time.Since(start).Round(time.Millisecond))
+		if err := first.Check(); !errors.Is(err, store.ErrLockLost) {
+			t.Errorf("the old holder's Check: %v, want ErrLockLost", err)
+		}
+		if err := s.Write(fakeResult(1)); !errors.Is(err, store.ErrLockLost) {
+			t.Errorf("the old holder publishes: %v, want ErrLockLost", err)
+		}
+		if pages, err := PartKeys(ctx, st, PagesDir); err != nil || len(pages) != 1 {
+			t.Errorf("pages parts %v, %v; want only the one published under the lock", pages, err)
+		}
+	})
+}
+
+// TestPartsConfig_Validate names the bad field.
+func TestPartsConfig_Validate(t *testing.T) {
+	tests := []struct {
+		cfg  PartsConfig
+		want string
+	}{
+		{PartsConfig{PartPages: -1}, "part-pages"},
+		{PartsConfig{PartInterval: -1}, "part-interval"},
+		{PartsConfig{Partition: "a/b"}, "partition"},
+		{PartsConfig{Partition: "_hidden"}, "partition"},
+		{PartsConfig{Partition: ".hidden"}, "partition"},
+		{PartsConfig{LockTTL: time.Millisecond}, "lock-ttl"},
+		{PartsConfig{LockWait: -time.Second}, "lock-wait"},
+	}
+	for _, tc := range tests {
+		if err := tc.cfg.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want an error naming %s", tc.cfg, err, tc.want)
+		}
+	}
+	if err := DefaultPartsConfig().Validate(); err != nil {
+		t.Errorf("defaults: %v", err)
+	}
+}
+
+func TestPartNumber(t *testing.T) {
+	tests := []struct {
+		name          string
+		n             int
+		pending, isOK bool
+	}{
+		{"part-00042.parquet", 42, false, true},
+		{"_part-00042.parquet.pending", 42, true, true},
+		{"part-00042.parquet.pending", 0, false, false},
+		{"_part-00042.parquet", 0, false, false},
+		{".part-00042.parquet.123.tmp", 0, false, false},
+		{"part-x.parquet", 0, false, false},
+	}
+	for _, tc := range tests {
+		n, pending, ok := partNumber(tc.name)
+		if n != tc.n || pending != tc.pending || ok != tc.isOK {
+			t.Errorf("partNumber(%q) = %d, %v, %v; want %d, %v, %v", tc.name, n, pending, ok, tc.n, tc.pending, tc.isOK)
+		}
+	}
+	for key, want := range map[string]bool{
+		"pages/part-00001.parquet":                true,
+		"pages/shard=0001/part-00001.parquet":     true,
+		"pages/_part-00001.parquet.pending":       false,
+		"pages/_tmp/part-00001.parquet":           false,
+		"pages/.part-00001.parquet.1.tmp":         false,
+		"pages/shard=0001/part-00001.parquet.tmp": false,
+	} {
+		if got := isPartKey(key); got != want {
+			t.Errorf("isPartKey(%q) = %v, want %v", key, got, want)
+		}
+	}
+}
+
+// TestOpenForResume_Duplicates: what a crash between a retried page's
+// commit and the rewrite of its old part leaves — two rows of one page —
+// is cleaned up by the next resume, which keeps the newer row; so is a
+// rewritten part's copy left beside its original (equal rows: the later
+// part wins).
+func TestOpenForResume_Duplicates(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t, t.TempDir())
+	out := openOutput(t, st, PartsConfig{PartPages: 2})
+	retried := fakeResult(1)
+	retried.Page.CapturedAt = retried.Page.CapturedAt.Add(time.Hour)
+	// Part 0: pages 0 and 1 (1 timed out). Part 1: page 1 again, ok, and
+	// page 2. Part 2: a copy of part 0 (a rewrite killed before it deleted
+	// its original).
+	writeParts(t, out, 0, nil, fakeResult(0), failedResult(1, "timeout"))
+	writeParts(t, out, 1, nil, retried, fakeResult(2))
+	writeParts(t, out, 2, nil, fakeResult(0), failedResult(1, "timeout"))
+
+	state, err := OpenForResume(ctx, out, ResumeOptions{Logger: quiet(), Retry: func(p PageOutcome) bool { return p.ErrorKind == "timeout" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if state.Duplicates != 3 || len(state.Retry) != 0 || len(state.Done) != 3 {
+		t.Errorf("duplicates %d, retry %v, done %d; want 3 rows removed (page 1 twice, page 0 once), nothing to retry, 3 done", state.Duplicates, state.Retry, len(state.Done))
+	}
+	perPage := checkVisible(t, st)
+	for i := range 3 {
+		if perPage[pageID(i)] != 1 {
+			t.Errorf("page %d: %d rows, want 1", i, perPage[pageID(i)])
+		}
+	}
+	rows := map[string]PageRow{}
+	keys, _ := PartKeys(ctx, st, PagesDir)
+	for _, k := range keys {
+		if err := ScanObject(ctx, st, k, func(r PageRow) error { rows[r.PageID] = r; return nil }); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// kill -9 now: part 2 stays as temporary files.
-	orphan := filepath.Join(dir, SpacesDir, partName(7))
-	if err := os.WriteFile(orphan, []byte("PAR1"), 0o644); err != nil {
-		t.Fatal(err)
+	if r := rows[pageID(1)]; r.Status != StatusOK {
+		t.Errorf("page 1 kept %s %s, want the newer ok row", r.Status, r.ErrorKind)
 	}
-	orphanBlobs := filepath.Join(dir, BlobsDir, partName(7))
-	if err := os.WriteFile(orphanBlobs, []byte("PAR1"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tmps, _ := filepath.Glob(filepath.Join(dir, "*", "*"+TempSuffix))
-	if len(tmps) != len(Tables()) {
-		t.Fatalf("temporary files %v, want the open part's one per table", tmps)
-	}
-
-	if n, err := CountParts(dir, ""); err != nil || n != 11 {
-		t.Errorf("CountParts = %d, %v; want the 6 complete, 3 temporary and 2 orphan files", n, err)
-	}
-
-	st, err := OpenForResume(dir, "", slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Parts != 2 || st.Rows != 4 || len(st.Done) != 4 || st.NextPart != 2 || st.RunID != "run-1" {
-		t.Errorf("state = parts %d rows %d done %d next %d run %q, want 2, 4, 4, 2, run-1", st.Parts, st.Rows, len(st.Done), st.NextPart, st.RunID)
-	}
-	for i := range 4 {
-		if !st.Done[pageID(i)] {
-			t.Errorf("page %d not done", i)
-		}
-	}
-	slices.Sort(st.Removed)
-	wantRemoved := append(tmps, orphan, orphanBlobs)
-	slices.Sort(wantRemoved)
-	if !slices.Equal(st.Removed, wantRemoved) {
-		t.Errorf("removed %v, want %v", st.Removed, wantRemoved)
-	}
-	for _, f := range wantRemoved {
-		if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("%s still there: %v", f, err)
-		}
+	if slices.Contains(keys, partKey(PagesDir, "", 0)) {
+		t.Errorf("parts %v: part 0, whose rows are all in later parts, is still there", keys)
 	}
 }

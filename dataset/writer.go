@@ -175,6 +175,29 @@ func (w *Writer[T]) Path() string { return w.out.Name() }
 // Rows returns the number of rows written so far.
 func (w *Writer[T]) Rows() int64 { return w.rows }
 
+// size returns the bytes written to the object so far (all of them after
+// Close).
+func (w *Writer[T]) size() int64 { return w.out.Size() }
+
+// writeRows writes rows already in the file's schema, as a copy of
+// another part reads them (their schema_version column as it was), with
+// the row groups of Write.
+func (w *Writer[T]) writeRows(rows []parquet.Row) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	n, err := w.pw.WriteRows(rows)
+	w.rows += int64(n)
+	w.pending += n
+	if err != nil {
+		return w.fail(fmt.Errorf("write row %d to %s: %w", w.rows, w.out.Name(), err))
+	}
+	if w.pending >= w.rowGroupRows {
+		return w.Flush()
+	}
+	return nil
+}
+
 // Write buffers one row, with its schema_version column (if it has one)
 // set to SchemaVersion. Every RowGroupRows rows it writes the buffered rows
 // out as a row group, so memory does not grow with the number of rows.

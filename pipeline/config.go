@@ -36,15 +36,21 @@ type Config struct {
 	RecyclePages int
 	// Output says how Crawl lays out and rotates its part files.
 	Output dataset.PartsConfig
-	// Resume continues the dataset already in the output directory: the
-	// URLs whose pages rows are in its complete parts are skipped,
-	// leftover temporary files are removed, and new parts are numbered
-	// after the existing ones (see dataset.OpenForResume). Without Resume,
-	// a directory that already holds parts (in Output.Partition) is an
-	// error. A resume skips the URLs done in any partition but cleans up
-	// and numbers parts in its own only, so it never touches the open
-	// files of another crawl.
+	// Resume continues the dataset already at the output location: what
+	// an interrupted run left in the partition is finished or cleaned up,
+	// the URLs whose pages rows are in its complete parts are skipped but
+	// those whose rows failed transiently (TransientRow), which are
+	// crawled again and their old rows superseded, and new parts are
+	// numbered after the existing ones (see dataset.OpenForResume).
+	// Without Resume, a partition that already holds parts is an error. A
+	// resume skips the URLs done in any partition but changes its own
+	// only, so it never touches the files of another crawl. It refuses a
+	// dataset written with other row-shaping settings (see
+	// checkResumable).
 	Resume bool
+	// ResumeKeepFailed makes a resume count every failed row as done, as
+	// resumes did before transient failures were crawled again.
+	ResumeKeepFailed bool
 	// Modes lists the renderings per page and expansion: space.ModeFast,
 	// space.ModeDeep or both; one spaces row each.
 	Modes []string
@@ -62,6 +68,11 @@ type Config struct {
 	// capture script's options, screenshots. The browser gets it with
 	// every NewPage.
 	Page PageConfig
+	// BrowserEndpoints and LLMBaseURL are recorded in the run's
+	// configuration metadata only (the browser and the deep renderer are
+	// set up elsewhere), without user information or URL parameters.
+	BrowserEndpoints []string
+	LLMBaseURL       string
 	// Logger receives structured logs; nil means slog.Default().
 	Logger *slog.Logger
 }

@@ -5,78 +5,124 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 
 	"actionspace/dataset"
+	"actionspace/dataset/store"
 	"actionspace/dom"
+	"actionspace/space"
 )
 
 // Opener opens the browser of a crawl. Package browser provides one
 // (browser.Opener); tests open fakes.
 type Opener func(ctx context.Context) (Browser, error)
 
-// Crawl runs a whole crawl into the dataset directory outDir (see
-// [dataset.PagesDir] for the layout): it opens the browser with open, crawls
+// Crawl runs a whole crawl into the dataset at out, a directory or a
+// bucket URL (see store.Open; dataset.PagesDir for the layout): it locks
+// the output partition (cfg.Output), opens the browser with open, crawls
 // the targets and streams the rows into rotating part files, and closes
-// the browser. With cfg.Resume it first skips the targets the directory's
-// complete parts already hold, and opens no browser at all when none is
-// left. onResult, if set, sees every result after it was written (for
-// progress). A browser that can relaunch itself or reconnect lost
-// endpoints reports how often it did through a Relaunches() int method,
-// which Stats.Relaunches records.
+// the browser. With cfg.Resume it first finishes what an interrupted run
+// left (dataset.OpenForResume), skips the targets the dataset already
+// holds and crawls again those whose rows failed transiently (unless
+// cfg.ResumeKeepFailed), superseding their old rows; it opens no browser
+// at all when nothing is left. onResult, if set, sees every result after
+// it was written (for progress). A browser that can relaunch itself or
+// reconnect lost endpoints reports how often it did through a
+// Relaunches() int method, which Stats.Relaunches records.
 //
 // When ctx is canceled, the pages in flight get cfg.Grace, the open part is
 // closed properly, and the error is ctx's: everything emitted is in
-// complete parts, and a resume crawls the rest.
-func Crawl(ctx context.Context, cfg Config, targets []Target, outDir string, open Opener, onResult func(Result)) (Stats, error) {
+// complete parts, and a resume crawls the rest. When the partition's lock
+// is lost to another writer, the crawl stops the same way, publishes
+// nothing more, and returns an error matching store.ErrLockLost.
+func Crawl(ctx context.Context, cfg Config, targets []Target, out string, open Opener, onResult func(Result)) (Stats, error) {
 	if err := cfg.Validate(); err != nil {
 		return Stats{}, err
 	}
-	out, err := prepareOutput(cfg, targets, outDir)
+	st, err := store.Open(ctx, out, store.Config{})
 	if err != nil {
 		return Stats{}, err
 	}
-	if len(out.todo) == 0 {
-		return out.stats, nil
+	defer st.Close()
+	owner := cfg.RunID
+	if owner == "" {
+		owner = "resume"
 	}
+	if p := cfg.Output.Partition; p != "" {
+		owner += " " + p
+	}
+	dst, err := dataset.OpenOutput(ctx, st, owner, cfg.Output, cfg.logger())
+	if err != nil {
+		return Stats{}, err
+	}
+	defer dst.Close(context.WithoutCancel(ctx))
+	o, err := prepareOutput(ctx, cfg, targets, dst)
+	if err != nil {
+		return Stats{}, err
+	}
+	if len(o.todo) == 0 {
+		return o.stats, nil
+	}
+	// Losing the lock stops the crawl as an interruption does.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		select {
+		case <-dst.Lost():
+			cancel(dst.Check())
+		case <-ctx.Done():
+		}
+	}()
 	browser, err := open(ctx)
 	if err != nil {
-		return out.stats, err
+		return o.stats, err
 	}
 	defer browser.Close()
-	stats, err := out.crawl(ctx, cfg, browser, onResult)
+	stats, err := o.crawl(ctx, cfg, browser, onResult)
 	if r, ok := browser.(interface{ Relaunches() int }); ok {
 		stats.Relaunches = r.Relaunches()
+	}
+	if lockErr := dst.Check(); err != nil && errors.Is(lockErr, store.ErrLockLost) {
+		err = lockErr
 	}
 	return stats, err
 }
 
-// output is a dataset directory ready for a crawl: the targets left to do
+// output is a dataset partition ready for a crawl: the targets left to do
 // and where the parts go on.
 type output struct {
-	dir      string
+	dst      *dataset.Output
 	runID    string
 	nextPart int
 	todo     []Target
-	stats    Stats // Targets and Skipped filled in
+	retry    map[string]int // page_id → part of the row a new one supersedes
+	stats    Stats          // Targets, Skipped and Recrawled filled in
 }
 
-// prepareOutput checks outDir and, for a resume, reads what it holds and
-// drops the targets already done.
-func prepareOutput(cfg Config, targets []Target, outDir string) (*output, error) {
+// prepareOutput checks the output partition and, for a resume, finishes
+// what an interrupted run left, reads what the dataset holds and works
+// out what is left to crawl.
+func prepareOutput(ctx context.Context, cfg Config, targets []Target, dst *dataset.Output) (*output, error) {
 	log := cfg.logger()
-	out := &output{dir: outDir, runID: cfg.RunID, todo: targets, stats: Stats{RunID: cfg.RunID, Targets: len(targets)}}
+	where := store.Redact(dst.Store().String())
+	out := &output{dst: dst, runID: cfg.RunID, todo: targets, stats: Stats{RunID: cfg.RunID, Targets: len(targets)}}
 	if !cfg.Resume {
-		n, err := dataset.CountParts(outDir, cfg.Output.Partition)
+		n, err := dataset.CountParts(ctx, dst)
 		if err != nil {
 			return nil, err
 		}
 		if n > 0 {
-			return nil, fmt.Errorf("output directory %s already holds a dataset (%d part files): resume it or choose another directory", outDir, n)
+			return nil, fmt.Errorf("output %s already holds a dataset (%d part files): resume it or choose another location", where, n)
 		}
 		return out, nil
 	}
-	st, err := dataset.OpenForResume(outDir, cfg.Output.Partition, log)
+	opts := dataset.ResumeOptions{Logger: log}
+	if !cfg.ResumeKeepFailed {
+		opts.Retry = TransientRow
+	}
+	st, err := dataset.OpenForResume(ctx, dst, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -84,22 +130,36 @@ func prepareOutput(cfg Config, targets []Target, outDir string) (*output, error)
 	case out.runID == "":
 		out.runID = st.RunID
 	case st.RunID != "" && st.RunID != out.runID:
-		return nil, fmt.Errorf("resume %s: the dataset is run %q, not %q", outDir, st.RunID, out.runID)
+		return nil, fmt.Errorf("resume %s: the dataset is run %q, not %q", where, st.RunID, out.runID)
+	}
+	if st.Parts > 0 && st.SchemaVersion != dataset.SchemaVersion {
+		return nil, fmt.Errorf("resume %s: the dataset has schema version %d, this build writes %d; crawl into a new location", where, st.SchemaVersion, dataset.SchemaVersion)
 	}
 	if err := checkResumable(st.Config, cfg.record()); err != nil {
 		return nil, err
 	}
 	out.stats.RunID = out.runID
 	out.nextPart = st.NextPart
-	out.todo = make([]Target, 0, len(targets))
+	out.retry = make(map[string]int)
+	// The pages to crawl again go first, so that their old rows are
+	// superseded early in the run.
+	var again, fresh []Target
 	for _, t := range targets {
-		if st.Done[t.PageID] {
+		part, retry := st.Retry[t.PageID]
+		switch {
+		case st.Done[t.PageID]:
 			out.stats.Skipped++
-			continue
+		case retry:
+			again = append(again, t)
+			out.retry[t.PageID] = part
+		default:
+			fresh = append(fresh, t)
 		}
-		out.todo = append(out.todo, t)
 	}
-	log.Info("resuming", "dir", outDir, "parts", st.Parts, "done", out.stats.Skipped, "left", len(out.todo), "removed", len(st.Removed))
+	out.todo = append(again, fresh...)
+	out.stats.Recrawled = len(again)
+	log.Info("resuming", "out", where, "parts", st.Parts, "done", out.stats.Skipped, "again", len(again), "left", len(out.todo),
+		"removed", len(st.Removed)+st.RemovedTemp, "rolled_forward", len(st.RolledForward), "duplicates", st.Duplicates)
 	return out, nil
 }
 
@@ -112,7 +172,8 @@ func (o *output) crawl(ctx context.Context, cfg Config, browser Browser, onResul
 		RunID:          cfg.RunID,
 		Config:         cfg.record(),
 	}
-	parts, err := dataset.NewParts(o.dir, o.nextPart, meta, cfg.Output)
+	// The open part is published even when the crawl is interrupted.
+	parts, err := dataset.NewParts(context.WithoutCancel(ctx), o.dst, meta, o.nextPart, o.retry)
 	if err != nil {
 		return o.stats, err
 	}
@@ -126,8 +187,10 @@ func (o *output) crawl(ctx context.Context, cfg Config, browser Browser, onResul
 		return nil
 	})
 	closeErr := parts.Close()
+	ps := parts.Stats()
 	stats.Targets += o.stats.Targets - len(o.todo)
 	stats.Skipped = o.stats.Skipped
+	stats.Recrawled, stats.Superseded, stats.BytesWritten = o.stats.Recrawled, ps.Superseded, ps.Bytes
 	if runErr != nil {
 		return stats, runErr
 	}
@@ -138,13 +201,15 @@ func (o *output) crawl(ctx context.Context, cfg Config, browser Browser, onResul
 }
 
 // record is the run configuration as stored in the files' metadata: what
-// was asked for, never secrets.
+// was asked for, never secrets (no API key; endpoints without user
+// information or parameters).
 func (c Config) record() string {
 	sum := sha256.Sum256([]byte(dom.Script()))
 	rec := struct {
 		Workers        int               `json:"workers"`
 		TimeoutSeconds float64           `json:"timeout_seconds"`
 		Retries        int               `json:"retries"`
+		Modes          []string          `json:"modes"`
 		Expansions     []int             `json:"viewport_expansions"`
 		Text           string            `json:"text"`
 		Encodings      []string          `json:"encodings"`
@@ -158,12 +223,25 @@ func (c Config) record() string {
 		Screenshots       string `json:"screenshots,omitempty"`
 		ScreenshotFormat  string `json:"screenshot_format,omitempty"`
 		ScreenshotQuality int    `json:"screenshot_quality,omitempty"`
+		// The deep renderer, when deep mode runs: the model ("" for a dry
+		// run) and the settings that shape its rows.
+		LLMModel     *string `json:"llm_model,omitempty"`
+		LLMBaseURL   string  `json:"llm_base_url,omitempty"`
+		LLMMaxTokens int     `json:"llm_max_tokens,omitempty"`
+		LLMClassify  bool    `json:"llm_classify_page,omitempty"`
+		// Where the pages were loaded: none for a local Chromium.
+		BrowserEndpoints []string `json:"browser_endpoints,omitempty"`
+		// How the dataset is written.
+		PartPages     int     `json:"part_pages"`
+		PartIntervalS float64 `json:"part_interval_seconds"`
+		Partition     string  `json:"partition,omitempty"`
 	}{
 		Workers: c.Workers, TimeoutSeconds: c.Timeout.Seconds(), Retries: c.Retries,
-		Expansions: c.Expansions, Text: string(c.Text),
+		Modes: c.Modes, Expansions: c.Expansions, Text: string(c.Text),
 		ViewportWidth: c.Page.ViewportWidth, ViewportHeight: c.Page.ViewportHeight,
 		SettleQuietMS: c.Page.SettleQuiet.Milliseconds(), SettleMaxMS: c.Page.SettleMax.Milliseconds(),
 		ScriptSHA256: hex.EncodeToString(sum[:]), ScriptOptions: c.Page.Script,
+		PartPages: c.Output.PartPages, PartIntervalS: c.Output.PartInterval.Seconds(), Partition: c.Output.Partition,
 	}
 	if shots := c.Page.Screenshot; shots.On() {
 		rec.Screenshots, rec.ScreenshotFormat = shots.Mode, shots.Format
@@ -173,6 +251,17 @@ func (c Config) record() string {
 	}
 	for _, e := range c.Encodings {
 		rec.Encodings = append(rec.Encodings, string(e))
+	}
+	if d, ok := c.Deep.(space.Deep); ok && d.Renderer != nil && slices.Contains(c.Modes, space.ModeDeep) {
+		model := d.Renderer.Model
+		rec.LLMModel = &model
+		rec.LLMMaxTokens, rec.LLMClassify = d.Renderer.MaxTokens, d.Renderer.ClassifyPage
+		if c.LLMBaseURL != "" {
+			rec.LLMBaseURL = store.Redact(c.LLMBaseURL)
+		}
+	}
+	for _, ep := range c.BrowserEndpoints {
+		rec.BrowserEndpoints = append(rec.BrowserEndpoints, store.Redact(ep))
 	}
 	out, err := json.Marshal(rec)
 	if err != nil {

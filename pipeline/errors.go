@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"actionspace/dataset"
 )
 
 // ErrorKind classifies why a page failed. It is the error_kind column of the
@@ -68,14 +70,35 @@ func (e *PageError) Unwrap() error { return e.Err }
 // transient; 4xx responses, non-HTML content, capture failures, invalid
 // URLs, blocked addresses and cancellation are not.
 func (e *PageError) Transient() bool {
-	switch e.Kind {
+	code := 0
+	var se *StatusError
+	if errors.As(e.Err, &se) {
+		code = se.Code
+	}
+	return transient(e.Kind, code)
+}
+
+// transient is the one rule of what failures another attempt may cure:
+// kind, and for KindHTTP the status code.
+func transient(kind ErrorKind, status int) bool {
+	switch kind {
 	case KindTimeout, KindNavigate, KindBrowser:
 		return true
 	case KindHTTP:
-		var se *StatusError
-		return errors.As(e.Err, &se) && se.Code >= 500
+		return status >= 500
 	}
 	return false
+}
+
+// TransientRow reports whether a stored pages row failed transiently, by
+// the rule of PageError.Transient applied to its error_kind and
+// http_status: the rows a resume crawls again.
+func TransientRow(p dataset.PageOutcome) bool {
+	status := 0
+	if p.HTTPStatus != nil {
+		status = int(*p.HTTPStatus)
+	}
+	return p.Status == dataset.StatusError && transient(ErrorKind(p.ErrorKind), status)
 }
 
 // ErrorKindOf returns the kind of err: the Kind of a PageError in its

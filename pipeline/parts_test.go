@@ -3,12 +3,19 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"actionspace/dataset"
+	"actionspace/dataset/store"
+	"actionspace/metrics"
+	"actionspace/render"
+	"actionspace/space"
 )
 
 // TestCrawlWith_Resume resumes with a fake browser: only the URLs missing
@@ -137,6 +144,184 @@ func TestCrawlWith_Partitions(t *testing.T) {
 		cfg.Output.Partition = bad
 		if err := cfg.Validate(); err == nil {
 			t.Errorf("partition %q accepted", bad)
+		}
+	}
+}
+
+// TestCrawlWith_ResumeRecrawlsTransient: a resume crawls again exactly the
+// pages whose rows failed transiently (timeout, navigate, browser, 5xx),
+// first, and supersedes their old rows; a 404 and a capture failure stay.
+// With ResumeKeepFailed it crawls none of them.
+func TestCrawlWith_ResumeRecrawlsTransient(t *testing.T) {
+	targets := fakeTargets(12)
+	fail := map[string]error{
+		targets[1].URL:  &PageError{Kind: KindTimeout, Err: errors.New("timeout 2000ms exceeded")},
+		targets[4].URL:  &PageError{Kind: KindHTTP, Err: &StatusError{Code: 503}},
+		targets[5].URL:  &PageError{Kind: KindHTTP, Err: &StatusError{Code: 404}},
+		targets[7].URL:  &PageError{Kind: KindNavigate, Err: errors.New("net::ERR_CONNECTION_RESET")},
+		targets[8].URL:  &PageError{Kind: KindCapture, Err: errors.New("capture script threw")},
+		targets[10].URL: &PageError{Kind: KindBrowser, Err: errors.New("page crashed")},
+	}
+	transient := []string{targets[1].URL, targets[4].URL, targets[7].URL, targets[10].URL}
+	var mu sync.Mutex
+	var loaded []string
+	healed := false
+	b := &fakeBrowser{load: func(ctx context.Context, url string) (*Load, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		loaded = append(loaded, url)
+		if err := fail[url]; err != nil && !healed {
+			l := okLoad(url)
+			var pe *PageError
+			if errors.As(err, &pe) {
+				var se *StatusError
+				if errors.As(pe.Err, &se) {
+					l.HTTPStatus = se.Code
+				}
+			}
+			return l, err
+		}
+		return okLoad(url), nil
+	}}
+	for _, keep := range []bool{false, true} {
+		t.Run(fmt.Sprintf("keep-failed=%v", keep), func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := fakeConfig(t)
+			cfg.Workers, cfg.Retries, cfg.Output.PartPages = 1, 0, 3
+			healed, loaded = false, nil
+			if _, err := Crawl(context.Background(), cfg, targets, dir, opened(b), nil); err != nil {
+				t.Fatal(err)
+			}
+			healed, loaded = true, nil
+			cfg.Resume, cfg.ResumeKeepFailed = true, keep
+			stats, err := Crawl(context.Background(), cfg, targets, dir, opened(b), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := transient
+			if keep {
+				want = nil
+			}
+			if !slices.Equal(loaded, want) {
+				t.Errorf("resume loaded %v, want %v", loaded, want)
+			}
+			if stats.Recrawled != len(want) || stats.Superseded != len(want) || stats.Skipped != len(targets)-len(want) {
+				t.Errorf("stats %+v, want %d crawled again and superseded, the rest skipped", stats, len(want))
+			}
+			rows := map[string][]dataset.PageRow{}
+			pages, err := dataset.Files(dir, dataset.PagesDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range pages {
+				got, err := dataset.ReadAll[dataset.PageRow](p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range got {
+					rows[r.URL] = append(rows[r.URL], r)
+				}
+			}
+			for _, tg := range targets {
+				rs := rows[tg.URL]
+				if len(rs) != 1 {
+					t.Errorf("%s: %d pages rows, want 1", tg.URL, len(rs))
+					continue
+				}
+				wantOK := fail[tg.URL] == nil || (!keep && slices.Contains(transient, tg.URL))
+				if got := rs[0].Status == dataset.StatusOK; got != wantOK {
+					t.Errorf("%s: status %s (%s), want ok=%v", tg.URL, rs[0].Status, rs[0].ErrorKind, wantOK)
+				}
+			}
+		})
+	}
+}
+
+// TestCrawlWith_LockHeld: a crawl into a partition another writer holds
+// is refused, naming the holder; another partition is free.
+func TestCrawlWith_LockHeld(t *testing.T) {
+	dir := t.TempDir()
+	st, err := store.Open(context.Background(), dir, store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	holder, err := dataset.OpenOutput(context.Background(), st, "the other crawl", dataset.PartsConfig{Partition: "shard=0001"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close(context.Background())
+	b := &fakeBrowser{load: func(ctx context.Context, url string) (*Load, error) { return okLoad(url), nil }}
+	cfg := fakeConfig(t)
+	cfg.Output.Partition = "shard=0001"
+	_, err = Crawl(context.Background(), cfg, fakeTargets(2), dir, opened(b), nil)
+	var held *store.HeldError
+	if !errors.As(err, &held) || !strings.Contains(err.Error(), "the other crawl") {
+		t.Errorf("crawl into a held partition: %v, want it refused naming the holder", err)
+	}
+	cfg.Output.Partition = "shard=0002"
+	if _, err := Crawl(context.Background(), cfg, fakeTargets(2), dir, opened(b), nil); err != nil {
+		t.Errorf("crawl into another partition: %v", err)
+	}
+}
+
+// TestCheckResumable: a resume with another row-shaping setting is refused
+// with a message naming it; other settings may change.
+func TestCheckResumable(t *testing.T) {
+	base := fakeConfig(t)
+	deep := func(model string) space.Renderer { return space.Deep{Renderer: &render.Deep{Model: model}} }
+	tests := []struct {
+		name   string
+		change func(c *Config)
+		want   string // "" for accepted
+	}{
+		{"workers", func(c *Config) { c.Workers = 9 }, ""},
+		{"part pages", func(c *Config) { c.Output.PartPages = 7 }, ""},
+		{"endpoints", func(c *Config) { c.BrowserEndpoints = []string{"ws://b:3000/"} }, ""},
+		{"modes", func(c *Config) { c.Modes = []string{"fast", "deep"}; c.Deep = deep("") }, "modes"},
+		{"expansions", func(c *Config) { c.Expansions = []int{0, 500} }, "viewport_expansions"},
+		{"text", func(c *Config) { c.Text = "all" }, "text"},
+		{"encodings", func(c *Config) { c.Encodings = []metrics.Encoding{metrics.O200K} }, "encodings"},
+		{"viewport", func(c *Config) { c.Page.ViewportWidth = 800 }, "viewport_width"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := base
+			tc.change(&c)
+			err := checkResumable(base.record(), c.record())
+			if tc.want == "" && err != nil {
+				t.Errorf("refused: %v", err)
+			}
+			if tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("err %v, want a refusal naming %s", err, tc.want)
+			}
+		})
+	}
+	// The model of deep mode.
+	a, b := base, base
+	a.Modes, a.Deep = []string{"deep"}, deep("model-a")
+	b.Modes, b.Deep = []string{"deep"}, deep("model-b")
+	if err := checkResumable(a.record(), b.record()); err == nil || !strings.Contains(err.Error(), "llm_model") || !strings.Contains(err.Error(), "model-a") {
+		t.Errorf("another LLM model: %v, want a refusal naming llm_model and the dataset's model", err)
+	}
+}
+
+// TestConfig_recordKeepsSecretsOut: endpoints are recorded without user
+// information or parameters, and the record names modes and the model.
+func TestConfig_recordKeepsSecretsOut(t *testing.T) {
+	c := fakeConfig(t)
+	c.Modes, c.Deep = []string{"fast", "deep"}, space.Deep{Renderer: &render.Deep{Model: "qwen"}}
+	c.BrowserEndpoints = []string{"ws://user:hunter2@browsers:3000/?token=s3cr3t"}
+	c.LLMBaseURL = "https://key:sk-xyz@llm.example/v1?api_key=sk-abc"
+	rec := c.record()
+	for _, secret := range []string{"hunter2", "s3cr3t", "sk-xyz", "sk-abc"} {
+		if strings.Contains(rec, secret) {
+			t.Errorf("record holds %q: %s", secret, rec)
+		}
+	}
+	for _, want := range []string{`"modes":["fast","deep"]`, `"llm_model":"qwen"`, `"browser_endpoints":["ws://browsers:3000/"]`, `"llm_base_url":"https://llm.example/v1"`} {
+		if !strings.Contains(rec, want) {
+			t.Errorf("record %s lacks %s", rec, want)
 		}
 	}
 }

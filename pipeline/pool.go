@@ -75,6 +75,13 @@ type Stats struct {
 	Unfinished int
 	// Skipped counts the targets a resumed crawl found already done.
 	Skipped int
+	// Recrawled counts the targets a resumed crawl crawled again because
+	// their row had failed transiently (they are in OK or Failed too);
+	// Superseded the old rows removed once their new rows were in.
+	Recrawled, Superseded int
+	// BytesWritten is the size of the part files published (uploaded, on
+	// a bucket).
+	BytesWritten int64
 	// Relaunches counts the times the browser died and was started again.
 	Relaunches int
 	Elapsed    time.Duration

@@ -8,7 +8,9 @@ import (
 
 // resumeKeys are the settings of Config.record that shape the rows: a
 // resume with other values would mix two kinds of rows in one dataset.
-var resumeKeys = []string{"viewport_expansions", "text", "encodings", "viewport_width", "viewport_height", "capture_script_sha256", "capture_script_options"}
+// "formats" is compared too, for the records that carry it.
+var resumeKeys = []string{"modes", "formats", "viewport_expansions", "text", "encodings", "llm_model",
+	"viewport_width", "viewport_height", "capture_script_sha256", "capture_script_options"}
 
 // checkResumable reports the first row-shaping setting in which the new
 // run's config record differs from the dataset's.
@@ -25,7 +27,7 @@ func checkResumable(datasetConfig, runConfig string) error {
 	}
 	for _, k := range resumeKeys {
 		if !reflect.DeepEqual(old[k], cur[k]) {
-			return fmt.Errorf("resume: %s is %v in the dataset but %v now; resume with the same settings or crawl into a new directory", k, jsonText(old[k]), jsonText(cur[k]))
+			return fmt.Errorf("resume: %s is %v in the dataset but %v now; resume with the same settings or crawl into a new location", k, jsonText(old[k]), jsonText(cur[k]))
 		}
 	}
 	return nil

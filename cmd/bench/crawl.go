@@ -5,19 +5,19 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"time"
 
 	"actionspace/bench"
 	"actionspace/browser"
 	"actionspace/dataset"
+	"actionspace/dataset/store"
 	"actionspace/internal/cli"
 	"actionspace/pipeline"
 )
 
 // crawlFirst crawls the URL list (or the bundled corpus) into OUT/crawl
-// and returns that directory and a label for the report.
-func crawlFirst(ctx context.Context, cfg bench.Config, o options, stdin io.Reader, stderr io.Writer, log *slog.Logger) (dir, label string, err error) {
+// and returns that location and a label for the report.
+func crawlFirst(ctx context.Context, cfg bench.Config, o options, stdin io.Reader, stderr io.Writer, log *slog.Logger) (loc, label string, err error) {
 	pc := pipeline.DefaultConfig()
 	pc.RunID = cfg.RunID
 	pc.Workers = o.crawlers
@@ -42,15 +42,22 @@ func crawlFirst(ctx context.Context, cfg bench.Config, o options, stdin io.Reade
 		return "", "", err
 	}
 	defer cleanup()
-	dir = filepath.Join(o.out, bench.CrawlDir)
-	if pages, err := dataset.Files(dir, dataset.PagesDir); err == nil && len(pages) > 0 {
-		return "", "", fmt.Errorf("%s already holds a crawl: sweep it again with `bench %s --out NEW-DIR`, or choose another --out", dir, dir)
+	if loc, err = store.Join(o.out, bench.CrawlDir); err != nil {
+		return "", "", cli.Usagef("--out: %v", err)
 	}
-	fmt.Fprintf(stderr, "bench: crawling %d URLs with %d workers -> %s\n", len(targets), pc.Workers, dir)
-	stats, err := cli.Crawl(ctx, pc, targets, dir, browser.Opener(bcfg), stderr)
+	if st, err := store.Open(ctx, loc, store.Config{}); err == nil {
+		pages, err := dataset.PartKeys(ctx, st, dataset.PagesDir)
+		st.Close()
+		if err == nil && len(pages) > 0 {
+			shown := store.Redact(loc)
+			return "", "", fmt.Errorf("%s already holds a crawl: sweep it again with `bench %s --out NEW-DIR`, or choose another --out", shown, shown)
+		}
+	}
+	fmt.Fprintf(stderr, "bench: crawling %d URLs with %d workers -> %s\n", len(targets), pc.Workers, store.Redact(loc))
+	stats, err := cli.Crawl(ctx, pc, targets, loc, browser.Opener(bcfg), stderr)
 	if err != nil {
 		return "", "", fmt.Errorf("crawl stopped after %d of %d URLs: %w", stats.OK+stats.Failed, stats.Targets, err)
 	}
 	fmt.Fprintf(stderr, "bench: crawled %d URLs: %d ok, %d failed in %s\n", stats.Targets, stats.OK, stats.Failed, stats.Elapsed.Round(time.Millisecond))
-	return dir, label, nil
+	return loc, label, nil
 }

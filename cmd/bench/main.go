@@ -2,9 +2,10 @@
 // policies over captured pages and reports how token cost, compression and
 // time change; with --baseline it is a regression gate.
 //
-// Given a crawl dataset directory it re-renders the stored captures, with
-// no browser. Given a URL list, or nothing (the bundled corpus), it crawls
-// first into OUT/crawl and then sweeps that.
+// Given a crawl dataset (a directory or a bucket URL) it re-renders the
+// stored captures, with no browser. Given a URL list, or nothing (the
+// bundled corpus), it crawls first into OUT/crawl and then sweeps that.
+// OUT (--out) is a directory or a bucket URL too.
 package main
 
 import (
@@ -17,6 +18,7 @@ import (
 
 	"actionspace/bench"
 	"actionspace/browser"
+	"actionspace/dataset/store"
 	"actionspace/internal/cli"
 	"actionspace/internal/llmflags"
 	"actionspace/pipeline"
@@ -53,10 +55,13 @@ expansion x text policy), counts tokens in every encoding and writes
 OUT/cells.parquet (one row per page x cell), OUT/summary.parquet and
 OUT/summary.json (one row per cell), OUT/report.md and its SVG charts.
 
-DATASET is a crawl output directory (its pages and blobs tables): its
-stored captures are re-rendered without a browser. URL-FILE (or --urls)
-is a URL list, crawled first into OUT/crawl with headless Chromium. With
-neither, the bundled corpus is served on 127.0.0.1 and crawled.
+DATASET is a crawl output (its pages and blobs tables), a directory or a
+bucket URL (s3://BUCKET/PREFIX?endpoint=…&use_path_style=true, gs://…,
+file://…; credentials from the environment only): its stored captures are
+re-rendered without a browser, read by ranged requests. URL-FILE (or
+--urls) is a URL list, crawled first into OUT/crawl with headless
+Chromium. With neither, the bundled corpus is served on 127.0.0.1 and
+crawled. OUT is a directory or a bucket URL as well.
 
 With --baseline, the run is compared with a baseline summary.json cell by
 cell and bench exits 1 when a cell regressed beyond --max-regress.
@@ -69,7 +74,7 @@ Flags:
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&o.urls, "urls", "", "URL list `FILE` to crawl first (\"-\" = stdin); same as a URL-FILE argument")
-	fs.StringVar(&o.out, "out", "", "output `DIR` (default "+cli.OutDir("<run-id>")+")")
+	fs.StringVar(&o.out, "out", "", "output `DIR` or bucket URL (default "+cli.OutDir("<run-id>")+")")
 	fs.StringVar(&cfg.RunID, "run-id", "", "run `ID` (default bench-<UTC time>)")
 	m := cli.Matrix{Modes: []string{space.ModeFast, space.ModeDeep}, Expansions: cfg.Expansions, Texts: cfg.Texts, Encodings: cfg.Encodings}
 	m.Register(fs, stderr)
@@ -143,19 +148,26 @@ Flags:
 		o.out = cli.OutDir(cfg.RunID)
 	}
 
+	out, err := store.Open(ctx, o.out, store.Config{})
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	defer out.Close()
+
 	label := "crawl dataset"
 	if input == "" {
 		if input, label, err = crawlFirst(ctx, cfg, o, stdin, stderr, log); err != nil {
 			return err
 		}
 	}
-	data, err := bench.OpenDataset(input)
+	data, err := bench.OpenDataset(ctx, input)
 	if err != nil {
 		return err
 	}
+	defer data.Close()
 
 	cells := len(cfg.Cells())
-	fmt.Fprintf(stderr, "bench: sweeping %s: %d cells (%s), %d workers -> %s\n", input, cells, &m, cfg.Workers, o.out)
+	fmt.Fprintf(stderr, "bench: sweeping %s: %d cells (%s), %d workers -> %s\n", data.Loc, cells, &m, cfg.Workers, out)
 	var progress *cli.Progress
 	pass := ""
 	cfg.OnPage = func(d bench.PageDone) {
@@ -168,25 +180,25 @@ Flags:
 		}
 		progress.Add(1, d.Errors)
 	}
-	res, err := bench.Sweep(ctx, cfg, data, o.out)
+	res, err := bench.Sweep(ctx, cfg, data, out)
 	if progress != nil {
 		progress.Finish()
 	}
 	if err != nil {
 		return err
 	}
-	res.Summary.Input.Label, res.Summary.Input.Path = label, input
+	res.Summary.Input.Label, res.Summary.Input.Path = label, data.Loc
 
 	var gate *bench.Gate
 	if base != nil {
 		g := bench.Compare(base, &res.Summary, thresholds, o.baseline)
 		gate = &g
 	}
-	if err := bench.WriteResults(o.out, res, gate); err != nil {
+	if err := bench.WriteResults(ctx, out, res, gate); err != nil {
 		return err
 	}
 	res.WriteHeadline(stdout)
-	fmt.Fprintf(stdout, "\nresults: %s (%s, %s, %s, %s)\n", o.out, bench.CellsFile, bench.SummaryFile, bench.SummaryJSONFile, bench.ReportFile)
+	fmt.Fprintf(stdout, "\nresults: %s (%s, %s, %s, %s)\n", out, bench.CellsFile, bench.SummaryFile, bench.SummaryJSONFile, bench.ReportFile)
 	if gate != nil {
 		fmt.Fprintln(stdout)
 		gate.WriteText(stdout)

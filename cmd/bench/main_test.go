@@ -44,13 +44,21 @@ func runBench(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // no browser needed.
 func captureDataset(t *testing.T) string {
 	t.Helper()
+	dir := t.TempDir()
+	writeStoredCaptures(t, dir)
+	return dir
+}
+
+// writeStoredCaptures writes the dataset of captureDataset at loc, a
+// directory or a bucket URL.
+func writeStoredCaptures(t *testing.T, loc string) {
+	t.Helper()
 	paths, err := filepath.Glob(filepath.Join("..", "..", "render", "testdata", "*", "capture.json.gz"))
 	if err != nil || len(paths) < 12 {
 		t.Fatalf("stored captures: %d, %v", len(paths), err)
 	}
 	sort.Strings(paths)
-	dir := t.TempDir()
-	w, err := dataset.NewParts(dir, 0, dataset.Metadata{RunID: "stored"}, dataset.PartsConfig{})
+	w, err := dataset.OpenParts(context.Background(), loc, dataset.Metadata{RunID: "stored"}, dataset.PartsConfig{PartPages: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +103,6 @@ func captureDataset(t *testing.T) string {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return dir
 }
 
 // relabel rewrites a summary.json as if its cells had been run with

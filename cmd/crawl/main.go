@@ -1,19 +1,22 @@
 // Command crawl turns a list of URLs into an action-space dataset: it loads
 // every URL in headless Chromium, captures the page once, renders the fast
 // action space for each viewport_expansion, counts tokens and writes the
-// dataset DIR/pages/part-*.parquet and DIR/spaces/part-*.parquet.
+// dataset OUT/pages/part-*.parquet, OUT/spaces/… and OUT/blobs/…, where
+// OUT (--out) is a directory or a bucket URL (s3://bucket/prefix, gs://…,
+// file://…; credentials from the environment only).
 //
 // With no URL list it serves the bundled corpus on 127.0.0.1 and crawls it.
 //
 // SIGINT or SIGTERM stops taking URLs, gives the pages in flight --grace to
 // finish, closes the open part files and exits 1 with a summary; a second
 // signal quits at once. A run stopped that way, or killed, is finished by
-// `crawl --resume --out DIR` with the same URL list.
+// `crawl --resume --out OUT` with the same URL list, which also crawls
+// again the pages whose rows failed transiently.
 //
 // To scale out, run several crawls of the same list with --shard I/N (or
 // auto/N under a Kubernetes Indexed Job or a Slurm array) and the same
-// --run-id and --out: each crawls its slice into DIR/pages/shard=000I/ and
-// DIR/spaces/shard=000I/, and the directory reads as one dataset.
+// --run-id and --out: each crawls its slice into OUT/pages/shard=000I/ and
+// the other tables' shard=000I/ folders, and OUT reads as one dataset.
 // --browser-endpoint ws://HOST:PORT/ (repeatable) drives Playwright browser
 // servers instead of a local Chromium.
 package main
@@ -25,13 +28,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"actionspace/browser"
 	"actionspace/dataset"
+	"actionspace/dataset/store"
 	"actionspace/dom"
 	"actionspace/internal/cli"
 	"actionspace/internal/llmflags"
@@ -56,7 +62,7 @@ type options struct {
 }
 
 // resumeHint is how the error of an interrupted crawl ends.
-const resumeHint = "finish it with: crawl --resume --out %s [the same URL list]"
+const resumeHint = "finish it with: crawl --resume --out %s [the same URL list and flags]"
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cfg := pipeline.DefaultConfig()
@@ -69,15 +75,21 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 Crawls the URLs in URL-FILE (or --urls; "-" reads stdin; one URL a line,
 blank lines and # comments ignored) with headless Chromium and writes
-the dataset OUT/pages/part-*.parquet (one row per URL) and
+the dataset OUT/pages/part-*.parquet (one row per URL),
 OUT/spaces/part-*.parquet (one row per successful page, mode and viewport
-expansion). Without a URL list it serves the bundled corpus on 127.0.0.1
-and crawls that. SIGINT/SIGTERM stops after --grace; crawl --resume --out
-OUT with the same list finishes an interrupted or killed crawl.
+expansion) and OUT/blobs/part-*.parquet (the heavy values). OUT is a
+directory or a bucket: s3://BUCKET/PREFIX (parameters endpoint=URL,
+use_path_style=true, region=R, or the AWS_* environment), gs://BUCKET/PREFIX,
+file:///PATH; credentials come from the environment only. Without a URL
+list it serves the bundled corpus on 127.0.0.1 and crawls that.
+SIGINT/SIGTERM stops after --grace; crawl --resume --out OUT with the same
+list finishes an interrupted or killed crawl and crawls again the pages
+that failed transiently (timeout, network, crash, 5xx).
 
 Scale-out: --shard I/N --run-id ID crawls one of N slices of the list into
 OUT/pages/shard=000I/ (N processes, one OUT, one dataset);
---browser-endpoint ws://HOST:PORT/ uses Playwright browser servers.
+--browser-endpoint ws://HOST:PORT/ uses Playwright browser servers. Each
+partition is locked while a crawl writes it (--lock-ttl, --lock-wait).
 
 Progress goes to stderr: a bar on a terminal, a line every 10s otherwise.
 
@@ -86,7 +98,7 @@ Flags:
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&o.urls, "urls", "", "URL list `FILE` (\"-\" = stdin); same as the URL-FILE argument")
-	fs.StringVar(&o.out, "out", "", "output `DIR` (default "+cli.OutDir("<run-id>")+")")
+	fs.StringVar(&o.out, "out", "", "output `DIR` or bucket URL (s3://BUCKET/PREFIX?endpoint=…&use_path_style=true, gs://…, file://…; default "+cli.OutDir("<run-id>")+")")
 	fs.StringVar(&cfg.RunID, "run-id", "", "run `ID` recorded in every row (default crawl-<UTC time>)")
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "pages crawled at once (`N`)")
 	fs.StringVar(&o.viewport, "viewport", cli.FormatViewport(cfg.Page.ViewportWidth, cfg.Page.ViewportHeight), "browser viewport `WxH` in CSS pixels")
@@ -103,7 +115,10 @@ Flags:
 	fs.IntVar(&o.shotQ, "screenshot-quality", o.shotQ, "screenshot JPEG quality `N`, 1-100; 0 stores lossless PNG instead")
 	fs.StringVar(&o.schemes, "allow-scheme", strings.Join(pipeline.DefaultSchemes(), ","), "URL schemes to crawl (`LIST`); others become invalid_url rows")
 	fs.StringVar(&o.logLevel, "log-level", cli.DefaultLogLevel, "log level: debug, info, warn, error")
-	fs.BoolVar(&cfg.Resume, "resume", false, "continue the dataset in --out: skip the URLs its complete parts hold, crawl the rest")
+	fs.BoolVar(&cfg.Resume, "resume", false, "continue the dataset in --out: skip the URLs its complete parts hold, crawl the rest, and crawl again those whose rows failed transiently (their old rows are replaced)")
+	fs.BoolVar(&cfg.ResumeKeepFailed, "resume-keep-failed", false, "with --resume, keep every failed row as done (crawl no failed page again)")
+	fs.DurationVar(&cfg.Output.LockTTL, "lock-ttl", cfg.Output.LockTTL, "the output partition's lock lasts this long without renewal (`DURATION`); a killed crawl blocks the partition this long")
+	fs.DurationVar(&cfg.Output.LockWait, "lock-wait", cfg.Output.LockWait, "wait this long (`DURATION`) for a partition lock another crawl holds to be released or go stale; 0 refuses at once")
 	fs.DurationVar(&cfg.Grace, "grace", cfg.Grace, "on SIGINT/SIGTERM, let the pages in flight finish for this long (`DURATION`)")
 	fs.IntVar(&cfg.Output.PartPages, "part-pages", cfg.Output.PartPages, "close a part file after `N` pages (0 = no limit); a kill loses at most the open part")
 	fs.DurationVar(&cfg.Output.PartInterval, "part-interval", cfg.Output.PartInterval, "close a part file after it has been open this long (`DURATION`, 0 = no limit)")
@@ -156,8 +171,12 @@ Flags:
 		cfg.Page.Screenshot.Quality = o.shotQ
 	}
 	if cfg.Resume && o.out == "" {
-		return cli.Usagef("--resume needs --out DIR")
+		return cli.Usagef("--resume needs --out")
 	}
+	if cfg.ResumeKeepFailed && !cfg.Resume {
+		return cli.Usagef("--resume-keep-failed needs --resume")
+	}
+	cfg.BrowserEndpoints, cfg.LLMBaseURL = bcfg.Endpoints, o.llm.BaseURL
 	// The one environment read besides the LLM key: the scheduler's task
 	// index, for --shard auto/N.
 	shard, err := pipeline.ParseShard(o.shard, os.LookupEnv)
@@ -194,10 +213,10 @@ Flags:
 	if shard.Count > 0 {
 		all := len(targets)
 		targets = shard.Filter(targets)
-		fmt.Fprintf(stderr, "crawl: shard %s: %d of %d URLs -> %s\n", shard, len(targets), all, filepath.Join(o.out, dataset.PagesDir, shard.Partition()))
+		fmt.Fprintf(stderr, "crawl: shard %s: %d of %d URLs -> %s\n", shard, len(targets), all, joinLoc(o.out, dataset.PagesDir, shard.Partition()))
 	}
 
-	fmt.Fprintf(stderr, "crawl: %d URLs, %d workers, expansions %v -> %s\n", len(targets), cfg.Workers, cfg.Expansions, o.out)
+	fmt.Fprintf(stderr, "crawl: %d URLs, %d workers, expansions %v -> %s\n", len(targets), cfg.Workers, cfg.Expansions, store.Redact(o.out))
 	stats, err := cli.Crawl(ctx, cfg, targets, o.out, browser.Opener(bcfg), stderr)
 	if err != nil && stats.OK+stats.Failed == 0 && !errors.Is(err, context.Canceled) {
 		return err // nothing was crawled: no summary
@@ -205,9 +224,9 @@ Flags:
 	printSummary(stdout, stats, o.out)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			return fmt.Errorf("interrupted after %d of %d URLs; "+resumeHint, stats.OK+stats.Failed+stats.Skipped, stats.Targets, o.out)
+			return fmt.Errorf("interrupted after %d of %d URLs; "+resumeHint, stats.OK+stats.Failed+stats.Skipped, stats.Targets, store.Redact(o.out))
 		}
-		return fmt.Errorf("crawl stopped after %d of %d URLs: %w; "+resumeHint, stats.OK+stats.Failed+stats.Skipped, stats.Targets, err, o.out)
+		return fmt.Errorf("crawl stopped after %d of %d URLs: %w; "+resumeHint, stats.OK+stats.Failed+stats.Skipped, stats.Targets, err, store.Redact(o.out))
 	}
 	return nil
 }
@@ -222,17 +241,38 @@ func printSummary(w io.Writer, stats pipeline.Stats, out string) {
 	if stats.Skipped > 0 {
 		fmt.Fprintf(w, ", %d already done", stats.Skipped)
 	}
+	if stats.Recrawled > 0 {
+		fmt.Fprintf(w, ", %d failed transiently before and crawled again (%d old rows replaced)", stats.Recrawled, stats.Superseded)
+	}
 	if stats.Unfinished > 0 {
 		fmt.Fprintf(w, ", %d unfinished", stats.Unfinished)
 	}
 	if stats.Relaunches > 0 {
 		fmt.Fprintf(w, ", %d browser relaunches", stats.Relaunches)
 	}
-	fmt.Fprintf(w, " in %s (%.1f pages/min)", stats.Elapsed.Round(time.Millisecond), rate)
+	fmt.Fprintf(w, " in %s (%.1f pages/min), %s written", stats.Elapsed.Round(time.Millisecond), rate, mib(stats.BytesWritten))
 	if kb, ok := peakRSS(); ok {
 		fmt.Fprintf(w, ", peak RSS %d MiB", kb>>10)
 	}
-	fmt.Fprintf(w, "\n%s\n%s\n", filepath.Join(out, dataset.PagesGlob), filepath.Join(out, dataset.SpacesGlob))
+	fmt.Fprintln(w)
+	tables := dataset.Tables()
+	slices.Reverse(tables) // pages first
+	for _, table := range tables {
+		fmt.Fprintln(w, joinLoc(out, table, "**", "*"+dataset.PartExt))
+	}
+}
+
+// mib formats a byte count.
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+
+// joinLoc joins the output location and elems for display (globs
+// included): without URL parameters.
+func joinLoc(out string, elems ...string) string {
+	loc := store.Redact(out)
+	if !strings.Contains(loc, "://") {
+		return filepath.Join(append([]string{loc}, elems...)...)
+	}
+	return strings.TrimSuffix(loc, "/") + "/" + path.Join(elems...)
 }
 
 // peakRSS returns this process's peak resident set size in KiB (VmHWM),

@@ -6,13 +6,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"maps"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,6 +31,7 @@ import (
 
 	"actionspace/corpora"
 	"actionspace/dataset"
+	"actionspace/dataset/store"
 	"actionspace/internal/browsertest"
 	"actionspace/internal/deeptest"
 	"actionspace/pipeline"
@@ -77,6 +82,7 @@ func startCrawl(t *testing.T, env []string, args ...string) *crawlProc {
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	recordProc(t, p)
 	go func() {
 		p.err = p.cmd.Wait()
 		close(p.done)
@@ -117,12 +123,14 @@ func runCrawl(t *testing.T, env []string, limit time.Duration, args ...string) (
 	return p, p.wait(t, limit)
 }
 
-// waitForParts waits until dir holds at least n complete pages parts.
-func waitForParts(t *testing.T, p *crawlProc, dir string, n int, limit time.Duration) {
+// waitForParts waits until the dataset at loc holds at least n complete
+// pages parts.
+func waitForParts(t *testing.T, p *crawlProc, loc string, n int, limit time.Duration) {
 	t.Helper()
+	st := openLoc(t, loc)
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
-		pages, err := dataset.Files(dir, dataset.PagesDir)
+		pages, err := dataset.PartKeys(context.Background(), st, dataset.PagesDir)
 		if err == nil && len(pages) >= n {
 			return
 		}
@@ -132,7 +140,19 @@ func waitForParts(t *testing.T, p *crawlProc, dir string, n int, limit time.Dura
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	t.Fatalf("no %d parts in %s after %v", n, dir, limit)
+	t.Fatalf("no %d parts in %s after %v", n, loc, limit)
+}
+
+// openLoc opens a dataset location (a directory or a bucket URL) for the
+// test's own checks.
+func openLoc(t *testing.T, loc string) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), loc, store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }
 
 // arrowColumns reads the named string and int64 columns of every row of a
@@ -140,9 +160,37 @@ func waitForParts(t *testing.T, p *crawlProc, dir string, n int, limit time.Dura
 // writer), and the file's key-value metadata.
 func arrowColumns(t *testing.T, path string, cols ...string) ([]map[string]any, map[string]string) {
 	t.Helper()
-	pf, err := file.OpenParquetFile(path, false)
+	f, err := os.Open(path)
 	if err != nil {
-		t.Fatalf("open %s: %v", path, err)
+		t.Fatal(err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return arrowRead(t, f, info.Size(), path, cols...)
+}
+
+// arrowObject is arrowColumns on the object at key of st, read through
+// the store's ranged reads.
+func arrowObject(t *testing.T, st *store.Store, key string, cols ...string) ([]map[string]any, map[string]string) {
+	t.Helper()
+	r, err := st.OpenReader(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	return arrowRead(t, r, r.Size(), key, cols...)
+}
+
+// arrowRead reads the Parquet file of size bytes read through r with
+// pqarrow; see arrowColumns.
+func arrowRead(t *testing.T, r io.ReaderAt, size int64, name string, cols ...string) ([]map[string]any, map[string]string) {
+	t.Helper()
+	pf, err := file.NewParquetReader(io.NewSectionReader(r, 0, size))
+	if err != nil {
+		t.Fatalf("open %s: %v", name, err)
 	}
 	defer pf.Close()
 	meta := map[string]string{}
@@ -156,7 +204,7 @@ func arrowColumns(t *testing.T, path string, cols ...string) ([]map[string]any, 
 	}
 	tbl, err := fr.ReadTable(context.Background())
 	if err != nil {
-		t.Fatalf("read %s: %v", path, err)
+		t.Fatalf("read %s: %v", name, err)
 	}
 	defer tbl.Release()
 	rows := make([]map[string]any, tbl.NumRows())
@@ -196,39 +244,71 @@ func arrowColumns(t *testing.T, path string, cols ...string) ([]map[string]any, 
 	return rows, meta
 }
 
-// readDataset reads every part of the dataset in dir with arrowColumns and
-// checks the layout: complete parts only, in pairs, nothing else.
-func readDataset(t *testing.T, dir string) (pages, spaces []map[string]any) {
-	t.Helper()
-	pageFiles, err := dataset.Files(dir, dataset.PagesDir)
-	var spaceFiles []string
-	if err == nil {
-		spaceFiles, err = dataset.Files(dir, dataset.SpacesDir)
+// isVisiblePart reports whether key is a part file readers take: a
+// .parquet name, no element starting with "_" or ".".
+func isVisiblePart(key string) bool {
+	if !strings.HasSuffix(key, dataset.PartExt) {
+		return false
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(pageFiles) != len(spaceFiles) {
-		t.Errorf("%d pages parts, %d spaces parts", len(pageFiles), len(spaceFiles))
-	}
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && !strings.HasSuffix(path, dataset.PartExt) {
-			t.Errorf("stray file in the dataset: %s", path)
+	for _, elem := range strings.Split(key, "/") {
+		if strings.HasPrefix(elem, "_") || strings.HasPrefix(elem, ".") {
+			return false
 		}
-		return err
-	})
+	}
+	return true
+}
+
+// readDataset reads every part of the dataset at loc with arrow-go and
+// checks the layout: complete parts only, every other table's part beside
+// its pages part, nothing else but the locks. cols are the pages columns
+// read (by default the identity and outcome columns).
+func readDataset(t *testing.T, loc string, cols ...string) (pages, spaces []map[string]any) {
+	t.Helper()
+	ctx := context.Background()
+	st := openLoc(t, loc)
+	objs, err := st.List(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range pageFiles {
-		rows, meta := arrowColumns(t, f, "run_id", "page_id", "url", "status", "error_kind", "error_message")
+	parts := map[string]map[string]bool{} // table → part keys below it
+	for _, o := range objs {
+		table, rest, _ := strings.Cut(o.Key, "/")
+		name := path.Base(o.Key)
+		switch {
+		case table == dataset.LocksDir:
+		case strings.HasPrefix(name, dataset.PendingPrefix) && strings.HasSuffix(name, dataset.PendingExt):
+			// A pending part (after a kill): not visible, not read.
+		case isVisiblePart(o.Key) && slices.Contains(dataset.Tables(), table):
+			if parts[table] == nil {
+				parts[table] = map[string]bool{}
+			}
+			parts[table][rest] = true
+		default:
+			t.Errorf("stray object in the dataset: %s", o.Key)
+		}
+	}
+	for table, ps := range parts {
+		for part := range ps {
+			if !parts[dataset.PagesDir][part] {
+				t.Errorf("%s/%s is visible without its pages part", table, part)
+			}
+		}
+	}
+	if len(cols) == 0 {
+		cols = []string{"run_id", "page_id", "url", "status", "error_kind", "error_message"}
+	}
+	for _, part := range slices.Sorted(maps.Keys(parts[dataset.PagesDir])) {
+		rows, meta := arrowObject(t, st, dataset.PagesDir+"/"+part, cols...)
 		if meta[dataset.KeySchemaVersion] == "" {
-			t.Errorf("%s: no schema version in the metadata", f)
+			t.Errorf("pages/%s: no schema version in the metadata", part)
+		}
+		for _, r := range rows {
+			r["part"] = part
 		}
 		pages = append(pages, rows...)
 	}
-	for _, f := range spaceFiles {
-		rows, _ := arrowColumns(t, f, "page_id", "url", "viewport_expansion")
+	for _, part := range slices.Sorted(maps.Keys(parts[dataset.SpacesDir])) {
+		rows, _ := arrowObject(t, st, dataset.SpacesDir+"/"+part, "page_id", "url", "viewport_expansion", "mode", "action_space", "tokens_cl100k")
 		spaces = append(spaces, rows...)
 	}
 	return pages, spaces
@@ -319,61 +399,74 @@ func tempFiles(t *testing.T, dir string) []string {
 }
 
 // TestCrawl_KillAndResume kills a crawl with SIGKILL after it completed a
-// few parts: what it wrote stays readable, and a resume finishes the list
-// with every URL exactly once.
+// few parts, into a directory and into a bucket: what it wrote stays
+// readable, a second crawl of the partition is refused while the killed
+// one's lock is fresh, and a resume takes over the lock once it is stale
+// and finishes the list with every URL exactly once.
 func TestCrawl_KillAndResume(t *testing.T) {
 	requireBrowser(t)
 	srv := startCorpus(t)
 	list, urls := testList(t, srv.URL, 40)
-	out := filepath.Join(t.TempDir(), "run")
-	args := append([]string{"--out", out, "--part-pages", "4", "--run-id", "kill-test"}, fastFlags...)
+	locations(t, func(t *testing.T, out string) {
+		args := append([]string{"--out", out, "--part-pages", "4", "--run-id", "kill-test", "--lock-ttl", "3s"}, fastFlags...)
 
-	p := startCrawl(t, nil, append(args, list)...)
-	waitForParts(t, p, out, 2, 3*time.Minute)
-	for deadline := time.Now().Add(10 * time.Second); len(tempFiles(t, out)) == 0 && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond) // kill while a part is open
-	}
-	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	if code := p.wait(t, 30*time.Second); code != -1 {
-		t.Errorf("exit code after SIGKILL = %d, want -1 (killed)", code)
-	}
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) // the orphaned driver and browser
+		p := startCrawl(t, nil, append(args, list)...)
+		waitForParts(t, p, out, 2, 3*time.Minute)
 
-	// What the killed run left: complete parts, all readable.
-	pageFiles, err := dataset.Files(out, dataset.PagesDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var before int
-	for _, f := range pageFiles {
-		rows, _ := arrowColumns(t, f, "url")
-		before += len(rows)
-	}
-	t.Logf("killed with %d complete parts (%d pages) and temporary files %v", len(pageFiles), before, tempFiles(t, out))
-	if before == 0 || before >= len(urls) {
-		t.Fatalf("%d pages before the kill, want some but not all of %d", before, len(urls))
-	}
+		// While it runs, its partition is locked.
+		second, code := runCrawl(t, nil, time.Minute, append(append([]string{"--resume"}, args...), list)...)
+		if code != 1 || !strings.Contains(second.stderr.String(), "is held by kill-test") {
+			t.Errorf("a second crawl of a running crawl's partition: exit %d, stderr %q; want it refused, naming the holder", code, second.stderr.String())
+		}
+		if dir, ok := localDir(out); ok {
+			for deadline := time.Now().Add(10 * time.Second); len(tempFiles(t, dir)) == 0 && time.Now().Before(deadline); {
+				time.Sleep(10 * time.Millisecond) // kill while a part is open
+			}
+		}
+		if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		killed := time.Now()
+		if code := p.wait(t, 30*time.Second); code != -1 {
+			t.Errorf("exit code after SIGKILL = %d, want -1 (killed)", code)
+		}
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) // the orphaned driver and browser
 
-	// A new crawl into the same directory is refused.
-	if _, code := runCrawl(t, nil, time.Minute, append(args, list)...); code != 1 {
-		t.Errorf("crawl into a used directory without --resume: exit %d, want 1", code)
-	}
+		// What the killed run left: complete parts, all readable.
+		before, _ := readDataset(t, out)
+		t.Logf("killed with %d pages in complete parts", len(before))
+		if len(before) == 0 || len(before) >= len(urls) {
+			t.Fatalf("%d pages before the kill, want some but not all of %d", len(before), len(urls))
+		}
 
-	// The resume takes the run ID from the dataset.
-	resume := append(append([]string{"--resume", "--out", out, "--part-pages", "4"}, fastFlags...), list)
-	r, code := runCrawl(t, nil, 3*time.Minute, resume...)
-	if code != 0 {
-		t.Fatalf("resume: exit %d\nstdout:\n%s\nstderr:\n%s", code, &r.stdout, &r.stderr)
-	}
-	if want := fmt.Sprintf("%d already done", before); !strings.Contains(r.stdout.String(), want) || !strings.Contains(r.stdout.String(), "run kill-test:") {
-		t.Errorf("resume summary %q, want it to say %q of run kill-test", r.stdout.String(), want)
-	}
-	if tmps := tempFiles(t, out); len(tmps) != 0 {
-		t.Errorf("temporary files left after the resume: %v", tmps)
-	}
-	checkComplete(t, out, urls, 1)
+		// A new crawl into the same location is refused.
+		if _, code := runCrawl(t, nil, time.Minute, append(args, list)...); code != 1 {
+			t.Errorf("crawl into a used location without --resume: exit %d, want 1", code)
+		}
+
+		// The resume waits for the dead crawl's lock to go stale, takes it
+		// over, and takes the run ID from the dataset.
+		resume := append(append([]string{"--resume", "--out", out, "--part-pages", "4", "--lock-wait", "30s"}, fastFlags...), list)
+		r, code := runCrawl(t, nil, 3*time.Minute, resume...)
+		if code != 0 {
+			t.Fatalf("resume: exit %d\nstdout:\n%s\nstderr:\n%s", code, &r.stdout, &r.stderr)
+		}
+		t.Logf("resumed %v after the kill: %s", time.Since(killed).Round(time.Millisecond), strings.SplitN(r.stdout.String(), "\n", 2)[0])
+		if want := fmt.Sprintf("%d already done", len(before)); !strings.Contains(r.stdout.String(), want) || !strings.Contains(r.stdout.String(), "run kill-test:") {
+			t.Errorf("resume summary %q, want it to say %q of run kill-test", r.stdout.String(), want)
+		}
+		if dir, ok := localDir(out); ok {
+			if tmps := tempFiles(t, dir); len(tmps) != 0 {
+				t.Errorf("temporary files left after the resume: %v", tmps)
+			}
+		}
+		checkComplete(t, out, urls, 1)
+	})
+}
+
+// localDir returns the directory of a location that is one.
+func localDir(loc string) (string, bool) {
+	return loc, !strings.Contains(loc, "://")
 }
 
 // TestCrawl_Interrupt sends SIGINT mid-crawl: the crawl stops taking URLs,
@@ -569,8 +662,8 @@ func TestCrawl_SecretsStayOut(t *testing.T) {
 			if bytes.Contains(data, []byte(key)) {
 				t.Errorf("the key is in the bytes of %s", path)
 			}
-			if !parquet {
-				return nil
+			if !parquet || !strings.HasSuffix(path, dataset.PartExt) {
+				return nil // a cache file or a lock object: its bytes are all there is
 			}
 			meta, err := dataset.ReadMetadata(path)
 			if err != nil {

@@ -244,9 +244,15 @@ func (s *Store) deleteBucket(ctx context.Context, key string) error {
 // createBucket starts the upload of key with the precondition that key
 // does not exist.
 func (s *Store) createBucket(ctx context.Context, key string) (*Writer, error) {
+	return s.createBucketOpts(ctx, key, true)
+}
+
+// createBucketOpts starts the upload of key; with ifNotExist, on the
+// precondition that key does not exist.
+func (s *Store) createBucketOpts(ctx context.Context, key string, ifNotExist bool) (*Writer, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	opts := &blob.WriterOptions{
-		IfNotExist:                  true,
+		IfNotExist:                  ifNotExist,
 		BufferSize:                  s.cfg.PartSize,
 		MaxConcurrency:              s.cfg.Concurrency,
 		ContentType:                 "application/octet-stream",
@@ -386,7 +392,8 @@ func (r *rangeReader) fetch(p []byte, off int64) error {
 	return nil
 }
 
-// abortUploads aborts the incomplete multipart uploads under prefix.
+// abortUploads aborts the incomplete multipart uploads directly in the
+// folder of prefix.
 func (s *Store) abortUploads(ctx context.Context, prefix string) (int, error) {
 	x := s.s3
 	full := x.prefix + prefix
@@ -401,6 +408,9 @@ func (s *Store) abortUploads(ctx context.Context, prefix string) (int, error) {
 			return n, err
 		}
 		for _, u := range page.Uploads {
+			if !inFolder(full, aws.ToString(u.Key)) {
+				continue
+			}
 			_, err := x.client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{
 				Bucket: aws.String(x.bucket), Key: u.Key, UploadId: u.UploadId,
 			})

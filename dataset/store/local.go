@@ -33,9 +33,11 @@ type localSink struct {
 }
 
 // createLocal opens the temporary file of path. A replacing writer uses the
-// one name path+TempSuffix; an exclusive one (Store.Create) a unique name
-// path.<random>+TempSuffix, so that two writers racing for one key never
-// write into the same file.
+// one name path+TempSuffix; an exclusive one (Store.Create) a unique hidden
+// name .<base>.<random>+TempSuffix beside it, so that two writers racing
+// for one key never write into the same file, and so that readers that
+// take every file of a folder but hidden ones (pyarrow, Spark) skip it as
+// they skip every name starting with "." or "_".
 func createLocal(path, name string, replace bool) (*Writer, error) {
 	dir := filepath.Dir(path)
 	var f *os.File
@@ -47,7 +49,7 @@ func createLocal(path, name string, replace bool) (*Writer, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
-		f, err = os.CreateTemp(dir, filepath.Base(path)+".*"+TempSuffix)
+		f, err = os.CreateTemp(dir, "."+filepath.Base(path)+".*"+TempSuffix)
 		if err == nil {
 			err = f.Chmod(0o644) // CreateTemp makes it 0600
 		}
@@ -198,7 +200,8 @@ func (s *Store) deleteLocal(key string) error {
 	return os.Remove(p)
 }
 
-// removeTempLocal removes the temporary files under prefix.
+// removeTempLocal removes the temporary files directly in the folder of
+// prefix whose names start with its last element.
 func (s *Store) removeTempLocal(ctx context.Context, prefix string) (int, error) {
 	temps, err := s.listLocal(ctx, prefix, true)
 	if err != nil {
@@ -206,6 +209,9 @@ func (s *Store) removeTempLocal(ctx context.Context, prefix string) (int, error)
 	}
 	n := 0
 	for _, t := range temps {
+		if !inFolder(prefix, t.Key) {
+			continue
+		}
 		if err := os.Remove(s.localPath(t.Key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return n, err
 		}

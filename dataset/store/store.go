@@ -379,7 +379,9 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
-// RemoveTemp cleans up after writers that were killed under prefix: in a
+// RemoveTemp cleans up after writers that were killed in the folder of
+// prefix ("pages/shard=0003/" cleans that folder, not its subfolders, so
+// that a partition's cleanup never reaches the partitions below it): in a
 // directory it removes the temporary files, in an S3 bucket it aborts the
 // incomplete uploads (which are invisible, but their parts take space).
 // Call it only where no other writer is at work, such as a partition whose
@@ -400,6 +402,14 @@ func (s *Store) RemoveTemp(ctx context.Context, prefix string) (int, error) {
 		return n, s.fail("remove leftovers", prefix, err)
 	}
 	return n, nil
+}
+
+// inFolder reports whether key lies directly in the folder of prefix (the
+// part of prefix up to its last slash), not in a subfolder.
+func inFolder(prefix, key string) bool {
+	folder := prefix[:strings.LastIndex(prefix, "/")+1]
+	rest, ok := strings.CutPrefix(key, folder)
+	return ok && strings.HasPrefix(key, prefix) && !strings.Contains(rest, "/")
 }
 
 // fail wraps err, from op on key, with the location, masking any

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"math/rand/v2"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,11 +29,7 @@ import (
 // first test that needs it.
 var s3srv s3test.Shared
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	s3srv.Close()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { s3srv.Main(m) }
 
 // testPartSize is the smallest part S3 takes, so that a 12 MiB object is a
 // multipart upload of three parts.
@@ -449,7 +446,7 @@ func TestStore_LocalTempFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A killed writer leaves its temporary file: simulate by not closing.
-	temps, _ := filepath.Glob(filepath.Join(dir, "p", "part-1.parquet.*"+TempSuffix))
+	temps, _ := filepath.Glob(filepath.Join(dir, "p", ".part-1.parquet.*"+TempSuffix))
 	if len(temps) != 1 {
 		t.Fatalf("temporary files %q, want one", temps)
 	}
@@ -594,3 +591,122 @@ func TestValidKey(t *testing.T) {
 
 // waitUntil sleeps until t, for lock expiry.
 func waitUntil(t time.Time) { time.Sleep(time.Until(t) + 10*time.Millisecond) }
+
+// TestStore_Rename moves an object to a free key, refuses a taken one and
+// a missing source, on a directory and on S3.
+func TestStore_Rename(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, open func(t *testing.T) *Store) {
+		ctx := context.Background()
+		s := open(t)
+		body := randomBytes(1<<20, 7)
+		if err := s.Put(ctx, "t/_a.pending", body); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Put(ctx, "t/taken", []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Rename(ctx, "t/_a.pending", "t/taken"); !errors.Is(err, fs.ErrExist) {
+			t.Errorf("rename onto a taken key: %v, want fs.ErrExist", err)
+		}
+		if err := s.Rename(ctx, "t/_a.pending", "t/sub/a"); err != nil {
+			t.Fatal(err)
+		}
+		objs, err := s.List(ctx, "t/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := keysOf(objs), []string{"t/sub/a", "t/taken"}; !slices.Equal(got, want) {
+			t.Errorf("after rename: %q, want %q", got, want)
+		}
+		if got, err := s.ReadAll(ctx, "t/sub/a"); err != nil || !bytes.Equal(got, body) {
+			t.Errorf("renamed object: %d bytes, %v; want the %d written", len(got), err, len(body))
+		}
+		if err := s.Rename(ctx, "t/_a.pending", "t/b"); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("rename of a missing key: %v, want fs.ErrNotExist", err)
+		}
+		if ok, err := s.Exists(ctx, "t/sub/a"); !ok || err != nil {
+			t.Errorf("Exists(t/sub/a) = %v, %v; want true", ok, err)
+		}
+		if ok, err := s.Exists(ctx, "t/_a.pending"); ok || err != nil {
+			t.Errorf("Exists(t/_a.pending) = %v, %v; want false", ok, err)
+		}
+	})
+}
+
+// TestStore_Replace replaces an object, unlike Create.
+func TestStore_Replace(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, open func(t *testing.T) *Store) {
+		ctx := context.Background()
+		s := open(t)
+		for _, content := range []string{"first", "second"} {
+			w, err := s.Replace(ctx, "r/report.md")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.Write([]byte(content)); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatalf("replace with %q: %v", content, err)
+			}
+		}
+		if got, err := s.ReadAll(ctx, "r/report.md"); err != nil || string(got) != "second" {
+			t.Errorf("after two replaces: %q, %v; want second", got, err)
+		}
+	})
+}
+
+// TestStore_RemoveTempShallow: a partition's clean-up does not reach the
+// partitions below it.
+func TestStore_RemoveTempShallow(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := mustOpen(t, dir)
+	for _, key := range []string{"p/part-1.parquet", "p/shard=0001/part-1.parquet"} {
+		w, err := s.Create(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Abort()
+		if _, err := w.Write([]byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := s.RemoveTemp(ctx, "p/")
+	if err != nil || n != 1 {
+		t.Errorf("RemoveTemp(p/) = %d, %v; want 1 (not the one in p/shard=0001/)", n, err)
+	}
+	if temps, _ := filepath.Glob(filepath.Join(dir, "p", "shard=0001", ".part-1.parquet.*"+TempSuffix)); len(temps) != 1 {
+		t.Errorf("the subfolder's temporary file: %q, want it left", temps)
+	}
+}
+
+func TestJoinAndRedact(t *testing.T) {
+	tests := []struct {
+		loc, elem, joined, redacted string
+	}{
+		{"runs/x", "crawl", filepath.Join("runs/x", "crawl"), "runs/x"},
+		{"s3://b/runs?endpoint=http://127.0.0.1:9000&region=us-east-1", "crawl", "s3://b/runs/crawl?endpoint=http://127.0.0.1:9000&region=us-east-1", "s3://b/runs"},
+		{"s3://b", "crawl", "s3://b/crawl", "s3://b"},
+		{"gs://b/p/", "crawl", "gs://b/p/crawl", "gs://b/p/"},
+		{"file:///data/runs", "crawl", "file:///data/runs/crawl", "file:///data/runs"},
+	}
+	for _, tc := range tests {
+		got, err := Join(tc.loc, tc.elem)
+		if err != nil {
+			t.Errorf("Join(%q): %v", tc.loc, err)
+			continue
+		}
+		u1, _ := url.Parse(got)
+		u2, _ := url.Parse(tc.joined)
+		if got != tc.joined && (u1 == nil || u2 == nil || u1.Path != u2.Path || u1.Query().Encode() != u2.Query().Encode()) {
+			t.Errorf("Join(%q, %q) = %q, want %q", tc.loc, tc.elem, got, tc.joined)
+		}
+		if got := Redact(tc.loc); got != tc.redacted {
+			t.Errorf("Redact(%q) = %q, want %q", tc.loc, got, tc.redacted)
+		}
+	}
+	if got := Redact("ws://user:secret@host:3000/?token=abc"); strings.Contains(got, "secret") || strings.Contains(got, "abc") {
+		t.Errorf("Redact kept a secret: %q", got)
+	}
+}

@@ -113,11 +113,7 @@ func Start(tb testing.TB) *Server {
 //
 //	var s3srv s3test.Shared
 //
-//	func TestMain(m *testing.M) {
-//		code := m.Run()
-//		s3srv.Close()
-//		os.Exit(code)
-//	}
+//	func TestMain(m *testing.M) { s3srv.Main(m) }
 type Shared struct {
 	once sync.Once
 	srv  *Server
@@ -146,6 +142,16 @@ func (sh *Shared) Start(tb testing.TB) *Server {
 	s := *sh.srv // a copy with its own Bucket; the process is shared
 	s.Bucket = sh.srv.NewBucket(tb)
 	return &s
+}
+
+// Main runs the package's tests and then closes the shared server: a test
+// package's TestMain is
+//
+//	func TestMain(m *testing.M) { s3srv.Main(m) }
+func (sh *Shared) Main(m *testing.M) {
+	code := m.Run()
+	sh.Close()
+	os.Exit(code)
 }
 
 // Close stops the shared server, if it was started, and removes its data.
