@@ -38,19 +38,25 @@ const (
 	SpacesDir = "spaces"
 	// BlobsDir is the folder of the blobs table.
 	BlobsDir = "blobs"
+	// ElementsDir is the folder of the elements table.
+	ElementsDir = "elements"
+	// OracleDir is the folder of the oracle table.
+	OracleDir = "oracle"
 	// PartExt is the extension of a complete part file.
 	PartExt = ".parquet"
-	// PagesGlob, SpacesGlob and BlobsGlob match every part of each table
-	// relative to the dataset directory, in the ** syntax of DuckDB and
-	// Spark.
-	PagesGlob  = PagesDir + "/**/*" + PartExt
-	SpacesGlob = SpacesDir + "/**/*" + PartExt
-	BlobsGlob  = BlobsDir + "/**/*" + PartExt
+	// PagesGlob, SpacesGlob, BlobsGlob, ElementsGlob and OracleGlob match
+	// every part of each table relative to the dataset directory, in the **
+	// syntax of DuckDB and Spark.
+	PagesGlob    = PagesDir + "/**/*" + PartExt
+	SpacesGlob   = SpacesDir + "/**/*" + PartExt
+	BlobsGlob    = BlobsDir + "/**/*" + PartExt
+	ElementsGlob = ElementsDir + "/**/*" + PartExt
+	OracleGlob   = OracleDir + "/**/*" + PartExt
 )
 
 // Tables returns the folders of every table of a dataset directory in the
 // order a part's files are completed: the pages table last.
-func Tables() []string { return []string{SpacesDir, BlobsDir, PagesDir} }
+func Tables() []string { return []string{SpacesDir, BlobsDir, ElementsDir, OracleDir, PagesDir} }
 
 // partPrefix starts every part file name: part-00042.parquet.
 const partPrefix = "part-"
@@ -194,6 +200,12 @@ type Rows struct {
 	Blob *BlobRow
 	// Spaces are the page's spaces rows.
 	Spaces []SpaceRow
+	// Elements are the page's elements rows: its elements interactive by
+	// our rules.
+	Elements []ElementRow
+	// Oracle are the page's oracle rows; none when its accessibility tree
+	// was not stored.
+	Oracle []OracleRow
 }
 
 // Parts writes a crawl's rows into rotating parts of a dataset directory:
@@ -208,14 +220,16 @@ type Parts struct {
 	stopTick chan struct{}
 	ticked   chan struct{}
 
-	mu     sync.Mutex
-	next   int // number of the next part to open
-	pages  *Writer[PageRow]
-	spaces *Writer[SpaceRow]
-	blobs  *Writer[BlobRow]
-	opened time.Time
-	done   int // parts completed
-	err    error
+	mu       sync.Mutex
+	next     int // number of the next part to open
+	pages    *Writer[PageRow]
+	spaces   *Writer[SpaceRow]
+	blobs    *Writer[BlobRow]
+	elements *Writer[ElementRow]
+	oracle   *Writer[OracleRow]
+	opened   time.Time
+	done     int // parts completed
+	err      error
 }
 
 // NewParts starts writing parts into the pages and spaces folders of dir
@@ -288,6 +302,16 @@ func (s *Parts) Write(r Rows) error {
 			return s.fail(err)
 		}
 	}
+	for _, e := range r.Elements {
+		if err := s.elements.Write(e); err != nil {
+			return s.fail(err)
+		}
+	}
+	for _, o := range r.Oracle {
+		if err := s.oracle.Write(o); err != nil {
+			return s.fail(err)
+		}
+	}
 	if s.cfg.PartPages > 0 && s.pages.Rows() >= int64(s.cfg.PartPages) {
 		return s.fail(s.finish())
 	}
@@ -332,24 +356,52 @@ func (s *Parts) Completed() int {
 func (s *Parts) open() error {
 	name := partName(s.next)
 	path := func(table string) string { return filepath.Join(partitionDir(s.dir, table, s.cfg.Partition), name) }
+	var opened []interface{ Abort() error }
+	fail := func(err error) error {
+		for _, w := range opened {
+			_ = w.Abort()
+		}
+		return err
+	}
 	pages, err := Create[PageRow](path(PagesDir), s.meta, WriterConfig{RowGroupRows: pagesRowGroup})
 	if err != nil {
 		return err
 	}
+	opened = append(opened, pages)
 	spaces, err := Create[SpaceRow](path(SpacesDir), s.meta, DefaultWriterConfig())
 	if err != nil {
-		_ = pages.Abort()
-		return err
+		return fail(err)
 	}
+	opened = append(opened, spaces)
 	blobs, err := Create[BlobRow](path(BlobsDir), s.meta, WriterConfig{RowGroupRows: blobsRowGroup})
 	if err != nil {
-		_ = pages.Abort()
-		_ = spaces.Abort()
-		return err
+		return fail(err)
 	}
-	s.pages, s.spaces, s.blobs, s.opened = pages, spaces, blobs, time.Now()
+	opened = append(opened, blobs)
+	elements, err := Create[ElementRow](path(ElementsDir), s.meta, DefaultWriterConfig())
+	if err != nil {
+		return fail(err)
+	}
+	opened = append(opened, elements)
+	oracle, err := Create[OracleRow](path(OracleDir), s.meta, DefaultWriterConfig())
+	if err != nil {
+		return fail(err)
+	}
+	s.pages, s.spaces, s.blobs, s.elements, s.oracle, s.opened = pages, spaces, blobs, elements, oracle, time.Now()
 	s.next++
 	return nil
+}
+
+// others returns the open part's writers of every table but pages, in the
+// order they are completed.
+func (s *Parts) others() []interface {
+	Close() error
+	Abort() error
+} {
+	return []interface {
+		Close() error
+		Abort() error
+	}{s.spaces, s.blobs, s.elements, s.oracle}
 }
 
 // finish closes the open part: the pages file last, so that a pages part
@@ -359,12 +411,13 @@ func (s *Parts) finish() error {
 	if s.pages == nil {
 		return nil
 	}
-	pages, spaces, blobs := s.pages, s.spaces, s.blobs
-	s.pages, s.spaces, s.blobs = nil, nil, nil
-	for _, w := range []interface{ Close() error }{spaces, blobs} {
+	pages, others := s.pages, s.others()
+	s.pages, s.spaces, s.blobs, s.elements, s.oracle = nil, nil, nil, nil, nil
+	for _, w := range others {
 		if err := w.Close(); err != nil {
-			_ = spaces.Abort()
-			_ = blobs.Abort()
+			for _, o := range others {
+				_ = o.Abort()
+			}
 			_ = pages.Abort()
 			return fmt.Errorf("close part: %w", err)
 		}
@@ -381,9 +434,10 @@ func (s *Parts) finish() error {
 func (s *Parts) abort() {
 	if s.pages != nil {
 		_ = s.pages.Abort()
-		_ = s.spaces.Abort()
-		_ = s.blobs.Abort()
-		s.pages, s.spaces, s.blobs = nil, nil, nil
+		for _, w := range s.others() {
+			_ = w.Abort()
+		}
+		s.pages, s.spaces, s.blobs, s.elements, s.oracle = nil, nil, nil, nil, nil
 	}
 }
 

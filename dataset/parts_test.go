@@ -14,8 +14,8 @@ import (
 // pageID is the page ID of fakeResult(i).
 func pageID(i int) string { return fakeResult(i).Page.PageID }
 
-// fakeResult is the i-th page's rows: a pages row, a blobs row and two
-// spaces rows.
+// fakeResult is the i-th page's rows: a pages row, a blobs row, two
+// spaces rows, three elements rows and one oracle row.
 func fakeResult(i int) Rows {
 	url := fmt.Sprintf("http://fake.test/page?n=%d", i)
 	id := fmt.Sprintf("%016x", i)
@@ -23,6 +23,9 @@ func fakeResult(i int) Rows {
 		Page:   PageRow{RunID: "r", PageID: id, URL: url, Status: StatusOK},
 		Blob:   &BlobRow{RunID: "r", PageID: id, URL: url, HTML: "<p>hi</p>"},
 		Spaces: []SpaceRow{{RunID: "r", PageID: id, URL: url, Mode: "fast"}, {RunID: "r", PageID: id, URL: url, Mode: "fast", ViewportExpansion: -1}},
+		Elements: []ElementRow{{RunID: "r", PageID: id, URL: url, Element: 3}, {RunID: "r", PageID: id, URL: url, Element: 5},
+			{RunID: "r", PageID: id, URL: url, Element: 8}},
+		Oracle: []OracleRow{{RunID: "r", PageID: id, URL: url}},
 	}
 }
 
@@ -61,7 +64,7 @@ func TestParts_Rotation(t *testing.T) {
 			t.Errorf("%s parts = %v, want %v", table, names, want)
 		}
 	}
-	perPage := map[string]int{PagesDir: 1, BlobsDir: 1, SpacesDir: 2}
+	perPage := map[string]int{PagesDir: 1, BlobsDir: 1, SpacesDir: 2, ElementsDir: 3, OracleDir: 1}
 	for i, wantPages := range []int{3, 3, 1} {
 		p, err := ReadAll[pageIDColumn](files[PagesDir][i])
 		if err != nil {
@@ -136,13 +139,17 @@ func TestOpenForResume_AfterKill(t *testing.T) {
 	if err := os.WriteFile(orphanBlobs, []byte("PAR1"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	orphanElements := filepath.Join(dir, ElementsDir, partName(7))
+	if err := os.WriteFile(orphanElements, []byte("PAR1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tmps, _ := filepath.Glob(filepath.Join(dir, "*", "*"+TempSuffix))
 	if len(tmps) != len(Tables()) {
 		t.Fatalf("temporary files %v, want the open part's one per table", tmps)
 	}
 
-	if n, err := CountParts(dir, ""); err != nil || n != 11 {
-		t.Errorf("CountParts = %d, %v; want the 6 complete, 3 temporary and 2 orphan files", n, err)
+	if n, err := CountParts(dir, ""); err != nil || n != 18 {
+		t.Errorf("CountParts = %d, %v; want the 10 complete, 5 temporary and 3 orphan files", n, err)
 	}
 
 	st, err := OpenForResume(dir, "", slog.New(slog.DiscardHandler))
@@ -158,7 +165,7 @@ func TestOpenForResume_AfterKill(t *testing.T) {
 		}
 	}
 	slices.Sort(st.Removed)
-	wantRemoved := append(tmps, orphan, orphanBlobs)
+	wantRemoved := append(tmps, orphan, orphanBlobs, orphanElements)
 	slices.Sort(wantRemoved)
 	if !slices.Equal(st.Removed, wantRemoved) {
 		t.Errorf("removed %v, want %v", st.Removed, wantRemoved)
