@@ -112,12 +112,12 @@ func (b *snapBrowser) load(t *testing.T, url string) *loaded {
 }
 
 func (l *loaded) input(t *testing.T) AXTreeInput {
-	sessions, detach := PageFrameSessions(l.page)
-	t.Cleanup(detach)
+	sessions := newFrameSessions(l.page)
+	t.Cleanup(sessions.close)
 	return AXTreeInput{
 		Session:      l.cdp,
 		Worlds:       []CaptureWorld{{Session: l.cdp, FrameID: l.frameID, Context: l.world}},
-		FrameSession: sessions,
+		FrameSession: sessions.get,
 	}
 }
 
@@ -353,23 +353,24 @@ func TestTakeAISnapshot_Scrolled(t *testing.T) {
 	}
 	defer srv.Close()
 	l := b.load(t, srv.URL+"/fidelity/viewport.html?scroll=1400")
-	ex, err := TakeExtras(context.Background(), l.page, l.input(t), true, true, 10*time.Second)
+	rec, err := TakeAXTree(context.Background(), l.input(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ex.Snapshot.ScrollY != 1400 || ex.AXTree.Frames[0].Origin != [2]float64{0, 1400} {
-		t.Fatalf("scroll %v,%v and main origin %v, want 0,1400", ex.Snapshot.ScrollX, ex.Snapshot.ScrollY, ex.AXTree.Frames[0].Origin)
-	}
-	if ex.AXTreeTime <= 0 || ex.SnapshotTime <= 0 {
-		t.Errorf("times %v, %v: want both measured", ex.AXTreeTime, ex.SnapshotTime)
-	}
-	nodes, err := axtree.ParseSnapshot(ex.Snapshot.Text)
+	snap, err := TakeAISnapshot(l.page, l.cdp, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	boxes := axtree.PageBoxes(nodes, ex.Snapshot, ex.AXTree)
+	if snap.ScrollY != 1400 || rec.Frames[0].Origin != [2]float64{0, 1400} {
+		t.Fatalf("scroll %v,%v and main origin %v, want 0,1400", snap.ScrollX, snap.ScrollY, rec.Frames[0].Origin)
+	}
+	nodes, err := axtree.ParseSnapshot(snap.Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	boxes := axtree.PageBoxes(nodes, snap, rec)
 	axBox := map[string]dom.Rect{}
-	for _, n := range ex.AXTree.Nodes {
+	for _, n := range rec.Nodes {
 		if n.Box != nil && (n.Role == "button" || n.Role == "link") {
 			axBox[n.Role+" "+n.Name] = *n.Box
 		}
