@@ -16,8 +16,10 @@ import (
 
 	"actionspace/axtree"
 	"actionspace/corpora"
+	"actionspace/dataset"
 	"actionspace/dom"
 	"actionspace/internal/browsertest"
+	"actionspace/pipeline"
 )
 
 // snapBrowser is a Chromium for this file's tests.
@@ -494,3 +496,59 @@ func resolveIndices(cdp cdpSender, world float64, backends []int) ([]int, error)
 }
 
 func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
+
+// TestChromium_LoadExtras: a load takes the records its page config asks
+// for, right after the capture and tied to it; a page larger than a
+// record's cap gets no record and says so; records not asked for are not
+// taken.
+func TestChromium_LoadExtras(t *testing.T) {
+	cfg := defaultTestConfig()
+	b := mustLaunchChromium(t, cfg)
+	srv, err := corpora.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	load := func(extras pipeline.ExtrasConfig) *pipeline.Load {
+		t.Helper()
+		b.page.Extras = extras
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		ld, err := mustNewPage(t, b).Load(ctx, srv.URL+"/login.html")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ld
+	}
+	ld := load(pipeline.DefaultExtrasConfig())
+	c, err := dom.Parse(ld.Capture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ld.AXTree == nil || ld.AISnapshot == nil || ld.AXTreeSkipped != "" || ld.AISnapshotSkipped != "" || ld.AXTreeTime <= 0 || ld.AISnapshotTime <= 0 {
+		t.Fatalf("default extras: tree %v (%q, %v), snapshot %v (%q, %v)", ld.AXTree != nil, ld.AXTreeSkipped, ld.AXTreeTime,
+			ld.AISnapshot != nil, ld.AISnapshotSkipped, ld.AISnapshotTime)
+	}
+	if m := ld.AXTree.Match; m.Elements != c.Page.Elements || m.Resolved != m.Elements {
+		t.Errorf("the tree resolved %+v of the capture's %d elements, want all", m, c.Page.Elements)
+	}
+	if !strings.Contains(ld.AISnapshot.Text, `textbox "Work email"`) {
+		t.Errorf("AI snapshot lacks the email box:\n%s", ld.AISnapshot.Text)
+	}
+
+	small := pipeline.DefaultExtrasConfig()
+	small.MaxAXNodes, small.MaxAISnapshotBytes = 50, 100
+	ld = load(small)
+	if ld.AXTree != nil || ld.AXTreeSkipped != dataset.SkippedTooLarge || ld.AISnapshot != nil || ld.AISnapshotSkipped != dataset.SkippedTooLarge {
+		t.Errorf("over the caps: tree %v (%q), snapshot %v (%q); want both skipped as too_large",
+			ld.AXTree != nil, ld.AXTreeSkipped, ld.AISnapshot != nil, ld.AISnapshotSkipped)
+	}
+	if ld.HTML == "" || len(ld.Capture) == 0 {
+		t.Errorf("over the caps: the load lost its capture or HTML")
+	}
+
+	ld = load(pipeline.ExtrasConfig{MaxAXNodes: 1, MaxAISnapshotBytes: 1})
+	if ld.AXTree != nil || ld.AISnapshot != nil || ld.AXTreeTime != 0 || ld.AISnapshotTime != 0 || ld.AXTreeSkipped != "" || ld.AISnapshotSkipped != "" {
+		t.Errorf("no extras asked for: %+v", ld)
+	}
+}

@@ -8,7 +8,7 @@ import (
 
 // resumeKeys are the settings of Config.record that shape the rows: a
 // resume with other values would mix two kinds of rows in one dataset.
-var resumeKeys = []string{"viewport_expansions", "text", "encodings", "viewport_width", "viewport_height", "capture_script_sha256", "capture_script_options"}
+var resumeKeys = []string{"formats", "viewport_expansions", "text", "encodings", "viewport_width", "viewport_height", "capture_script_sha256", "capture_script_options", "max_ax_nodes", "max_aisnapshot_bytes"}
 
 // checkResumable reports the first row-shaping setting in which the new
 // run's config record differs from the dataset's.
