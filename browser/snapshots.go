@@ -59,10 +59,10 @@ type AXTreeInput struct {
 	// frame id; nil, or an error, leaves that frame's tree out (its
 	// Frame.Missing says why).
 	FrameSession func(frameID string) (cdpSender, error)
-	// MaxNodes bounds the page's size: when the DOM snapshot of the page's
-	// process holds more nodes, no tree is taken and TakeAXTree returns
-	// ErrTooLarge (see pipeline.DefaultMaxAXNodes). 0 means
-	// pipeline.DefaultMaxAXNodes.
+	// MaxNodes bounds the page's size: when the main document of the first
+	// world holds more elements, or the DOM snapshot of the page's process
+	// more nodes, no tree is taken and TakeAXTree returns ErrTooLarge (see
+	// pipeline.DefaultMaxAXNodes). 0 means pipeline.DefaultMaxAXNodes.
 	MaxNodes int
 }
 
@@ -222,16 +222,27 @@ func (b *axBuilder) build(ctx context.Context) error {
 		return errors.New("accessibility tree: no CDP session")
 	}
 	b.capture = map[nodeKey]int{}
+	limit := b.in.MaxNodes
+	if limit <= 0 {
+		limit = pipeline.DefaultMaxAXNodes
+	}
+	// The DOM snapshot that counts every node costs about as much as the
+	// tree on a huge page: first count the main document's elements, which
+	// the browser knows at once.
+	if len(b.in.Worlds) > 0 {
+		w := b.in.Worlds[0]
+		if n, err := evaluateIn(w.Session, w.Context, "document.getElementsByTagName('*').length", 0); err == nil {
+			if f, ok := n.(float64); ok && int(f) > limit {
+				return fmt.Errorf("%w: %d elements, more than %d DOM nodes", ErrTooLarge, int(f), limit)
+			}
+		}
+	}
 	main, err := b.addProcess(b.in.Session)
 	if err != nil {
 		return err
 	}
 	if len(b.procs[main].docs) == 0 {
 		return errors.New("accessibility tree: the DOM snapshot has no document")
-	}
-	limit := b.in.MaxNodes
-	if limit <= 0 {
-		limit = pipeline.DefaultMaxAXNodes
 	}
 	total := 0
 	for _, d := range b.procs[main].docs {

@@ -335,8 +335,15 @@ func TestTakeAXTree_TooLarge(t *testing.T) {
 	l := b.load(t, srv.URL+"/gen/table?rows=100")
 	in := l.input(t)
 	in.MaxNodes = 500
-	if _, err := TakeAXTree(context.Background(), in); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("TakeAXTree of a 100-row table with MaxNodes 500: %v, want ErrTooLarge", err)
+	// The capture's world counts the elements first; without one, the DOM
+	// snapshot counts every node.
+	if _, err := TakeAXTree(context.Background(), in); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "elements") {
+		t.Errorf("TakeAXTree of a 100-row table with MaxNodes 500: %v, want ErrTooLarge on the element count", err)
+	}
+	bare := in
+	bare.Worlds = nil
+	if _, err := TakeAXTree(context.Background(), bare); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "DOM nodes,") {
+		t.Errorf("TakeAXTree without a world, MaxNodes 500: %v, want ErrTooLarge on the DOM snapshot's count", err)
 	}
 	in.MaxNodes = 0
 	if _, err := TakeAXTree(context.Background(), in); err != nil {

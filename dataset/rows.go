@@ -39,7 +39,7 @@ const (
 // precision), geometry in CSS pixels.
 type PageRow struct {
 	// RunID identifies the crawl run that produced the row; every row of a
-	// run, in both tables, carries the same value.
+	// run, in every table, carries the same value.
 	RunID string `parquet:"run_id"`
 	// PageID identifies the URL: the first 16 hex digits of the SHA-256 of
 	// the URL as listed, the same in every run. It joins pages to spaces.
@@ -151,8 +151,9 @@ type PageRow struct {
 	// from the first navigation to the row's completion, in milliseconds.
 	TotalMS float64 `parquet:"total_ms"`
 	// ProcessMS is the Go-side time spent on the page after the browser
-	// finished: decoding the capture, rendering every expansion and
-	// counting tokens (HTML included), in milliseconds; null without a
+	// finished: decoding the capture, building the oracle, rendering every
+	// format, mode and expansion, counting tokens (HTML included) and
+	// making the elements and oracle rows, in milliseconds; null without a
 	// capture.
 	ProcessMS *float64 `parquet:"process_ms"`
 	// CapturedAt is when the capture was taken (for a failed page: when the
@@ -361,9 +362,11 @@ type SpaceMetrics struct {
 	// oracle element (0 for html); null when no oracle was captured.
 	ExtraHandles *int64 `parquet:"extra_handles"`
 	// RenderMS is the time taken to select the view and build the action
-	// space and perception text from the decoded capture, in milliseconds
-	// (nanosecond precision); for deep mode it includes the LLM calls (see
-	// llm_ms). The bench's cells keep the fastest of render_runs renders.
+	// space and perception text from the decoded capture (for the other
+	// formats, their text from their record), and in a crawl to score it
+	// against the oracle, in milliseconds (nanosecond precision); for deep
+	// mode it includes the LLM calls (see llm_ms). The bench's cells keep
+	// the fastest of render_runs renders.
 	RenderMS float64 `parquet:"render_ms"`
 	// TokenizeMS is the time taken to count the tokens of both texts in
 	// every encoding, in milliseconds.

@@ -10,8 +10,8 @@ import (
 	"actionspace/space"
 )
 
-// processor turns a page load into its rows: it decodes the capture once
-// and renders every expansion from it (capture once, render many).
+// processor turns a page load into its rows: it decodes the records once
+// and renders every setting from them (capture once, render many).
 type processor struct {
 	cfg            Config
 	meter          *space.Meter
@@ -69,8 +69,9 @@ func (p *processor) failed(t Target, load *Load, err error, attempts int, starte
 	return Result{Page: row}
 }
 
-// succeeded renders every expansion of a loaded page. A capture that does
-// not decode makes the page an error row.
+// succeeded renders a loaded page in every setting (format, mode,
+// expansion) and makes its rows of every table. A capture that does not
+// decode makes the page an error row.
 func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempts int, started time.Time) Result {
 	procStart := time.Now()
 	capture, err := dom.Parse(load.Capture)
@@ -125,8 +126,8 @@ func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempt
 		if !page.Has(s.Format) {
 			continue // its record was skipped: the pages row says why
 		}
-		if row, ok := p.space(ctx, t, page, s, html); ok {
-			spaces = append(spaces, row)
+		if sr, ok := p.space(ctx, t, page, s, html); ok {
+			spaces = append(spaces, sr)
 		}
 	}
 	elementRows, oracleRows := page.Tables(p.cfg.RunID, t.PageID, t.URL)
