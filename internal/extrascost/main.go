@@ -24,6 +24,7 @@ import (
 	"actionspace/browser"
 	"actionspace/corpora"
 	"actionspace/dataset"
+	"actionspace/metrics"
 	"actionspace/pipeline"
 	"actionspace/space"
 )
@@ -183,17 +184,17 @@ func report(samples map[string]map[string]*sample, pages, rounds int, version, m
 	for _, f := range figures {
 		var with, without, diff []float64
 		for url, s := range samples["with"] {
-			w := median(f.of(s))
+			w := metrics.Median(f.of(s))
 			with = append(with, w)
 			if o := samples["without"][url]; o != nil {
-				without = append(without, median(f.of(o)))
-				diff = append(diff, w-median(f.of(o)))
+				without = append(without, metrics.Median(f.of(o)))
+				diff = append(diff, w-metrics.Median(f.of(o)))
 			}
 		}
 		if f.without {
-			fmt.Fprintf(&b, "| %s | %.0f | %.0f | %+.0f |\n", f.label, median(without), median(with), median(diff))
+			fmt.Fprintf(&b, "| %s | %.0f | %.0f | %+.0f |\n", f.label, metrics.Median(without), metrics.Median(with), metrics.Median(diff))
 		} else {
-			fmt.Fprintf(&b, "| %s | — | %.0f | %+.0f |\n", f.label, median(with), median(with))
+			fmt.Fprintf(&b, "| %s | — | %.0f | %+.0f |\n", f.label, metrics.Median(with), metrics.Median(with))
 		}
 	}
 	return b.String()
@@ -234,18 +235,6 @@ func block(readme string) (string, bool) {
 	_, rest, ok := strings.Cut(readme, blockBegin+"\n")
 	table, _, ok2 := strings.Cut(rest, blockEnd)
 	return table, ok && ok2
-}
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s) == 0 {
-		return 0
-	}
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func deref(p *float64) float64 {

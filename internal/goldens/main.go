@@ -34,11 +34,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"actionspace/corpora"
+	"actionspace/metrics"
 )
 
 // fixedTime is the capture time written into every golden capture.
@@ -131,26 +131,14 @@ func printCosts(out io.Writer, names []string, cost map[string]*costs) {
 	var all costs
 	for _, n := range names {
 		c := cost[n]
-		row := []float64{median(c.capture), median(c.axtree), median(c.snapshot), median(c.content)}
+		row := []float64{metrics.Median(c.capture), metrics.Median(c.axtree), metrics.Median(c.snapshot), metrics.Median(c.content)}
 		fmt.Fprintf(out, "%-10s %8.1f %8.1f %8.1f %8.1f\n", n, row[0], row[1], row[2], row[3])
 		all.capture = append(all.capture, row[0])
 		all.axtree = append(all.axtree, row[1])
 		all.snapshot = append(all.snapshot, row[2])
 		all.content = append(all.content, row[3])
 	}
-	fmt.Fprintf(out, "%-10s %8.1f %8.1f %8.1f %8.1f\n", "median", median(all.capture), median(all.axtree), median(all.snapshot), median(all.content))
-}
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s) == 0 {
-		return 0
-	}
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	fmt.Fprintf(out, "%-10s %8.1f %8.1f %8.1f %8.1f\n", "median", metrics.Median(all.capture), metrics.Median(all.axtree), metrics.Median(all.snapshot), metrics.Median(all.content))
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
