@@ -286,6 +286,12 @@ func TestPage_NoOracle(t *testing.T) {
 // has an ID) gives each window's IDs; the oracle rows' misses and the
 // elements' extra handles at the whole page are the oracle's own.
 func TestPage_Tables(t *testing.T) {
+	outside := map[string]int{} // oracle elements outside the whole page, by miss reason
+	defer func() {
+		if got, want := fmt.Sprint(outside), "map[outside_window:104]"; got != want {
+			t.Errorf("oracle elements outside the whole-page window by miss reason: %s, want %s", got, want)
+		}
+	}()
 	for _, s := range storedPages(t) {
 		page := decodeStored(t, s)
 		elements, oracleRows := page.Tables("r", "p", "u")
@@ -319,6 +325,9 @@ func TestPage_Tables(t *testing.T) {
 			}
 			if r.MissReason != nil && r.InWholePage {
 				misses[*r.MissReason]++
+			}
+			if !r.InWholePage {
+				outside[ptrString(r.MissReason)]++
 			}
 		}
 		wantMisses := map[string]int{}
