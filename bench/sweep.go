@@ -335,7 +335,7 @@ func (s *sweeper) page(ctx context.Context, p pageColumns, t pageTiming) pageOut
 			}
 			rd.best, rd.runs = timed.best, timed.runs
 		}
-		row := s.measure(p, c, html, rd)
+		row := s.measure(ctx, p, c, html, rd)
 		if row.Error != "" {
 			s.cfg.logger().Warn("render failed", logPageID, p.PageID, logURL, p.URL, logCell, c.Key(), logError, row.Error)
 		}
@@ -392,17 +392,17 @@ func (s *sweeper) base(p pageColumns, c Cell, html space.Tokens) CellRow {
 
 // measure makes a page's row for one rendered cell: counts, hashes and
 // tokens.
-func (s *sweeper) measure(p pageColumns, c Cell, html space.Tokens, rd rendered) CellRow {
+func (s *sweeper) measure(ctx context.Context, p pageColumns, c Cell, html space.Tokens, rd rendered) CellRow {
 	row := s.base(p, c, html)
 	if rd.err != nil {
 		// A failed render keeps its deep-mode figures (the calls were
 		// made) and nothing else.
-		row.SpaceMetrics, _ = s.meter.Measure(space.Rendered{Deep: rd.space.Deep, NoText: true}, html)
+		row.SpaceMetrics, _ = s.meter.Measure(ctx, space.Rendered{Deep: rd.space.Deep, NoText: true}, html)
 		row.Error = rd.err.Error()
 		return row
 	}
 	var err error
-	row.SpaceMetrics, err = s.meter.Measure(rd.space, html)
+	row.SpaceMetrics, err = s.meter.Measure(ctx, rd.space, html)
 	row.RenderMS, row.RenderRuns = space.MS(rd.best), int64(rd.runs)
 	if err != nil {
 		row.Error = err.Error()

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mxschmitt/playwright-go"
-
 	"actionspace/pipeline"
 )
 
@@ -33,12 +31,15 @@ const settleScript = `(quiet, max) => new Promise((resolve) => {
 })`
 
 // settleAndCapture waits for a quiet DOM and runs the capture script, both
-// in a fresh isolated world of the main frame.
-func (p *pwPage) settleAndCapture(ctx context.Context, tab *pwTab, rawURL string, ld *pipeline.Load) error {
+// in a fresh isolated world of the main frame, and stitches in the
+// cross-origin frames (through sessions where they render in a process of
+// their own). It returns the worlds the captures ran in (see
+// stitchFrames).
+func (p *pwPage) settleAndCapture(ctx context.Context, tab *pwTab, rawURL string, ld *pipeline.Load, sessions *frameSessions) ([]CaptureWorld, error) {
 	p.stage.Store("capture")
-	world, err := tab.isolatedWorld()
+	frameID, world, err := tab.isolatedWorld()
 	if err != nil {
-		return p.fail(ctx, rawURL, "capture", pipeline.KindCapture, fmt.Errorf("create isolated world: %w", err))
+		return nil, p.fail(ctx, rawURL, "capture", pipeline.KindCapture, fmt.Errorf("create isolated world: %w", err))
 	}
 
 	p.stage.Store("settle")
@@ -53,7 +54,7 @@ func (p *pwPage) settleAndCapture(ctx context.Context, tab *pwTab, rawURL string
 	res, err := tab.evaluate(world, expr, 0)
 	ld.Settle += time.Since(start)
 	if err != nil {
-		return p.fail(ctx, rawURL, "settle", pipeline.KindCapture, err)
+		return nil, p.fail(ctx, rawURL, "settle", pipeline.KindCapture, err)
 	}
 	if m, ok := res.(map[string]any); ok {
 		p.log.Debug("settled", logURL, rawURL, logSettled, m["settled"], logMutations, m["mutations"], logSettleTime, time.Since(start))
@@ -68,34 +69,37 @@ func (p *pwPage) settleAndCapture(ctx context.Context, tab *pwTab, rawURL string
 	ld.CaptureTime += time.Since(start)
 	ld.CapturedAt = time.Now().UTC()
 	if err != nil {
-		return p.fail(ctx, rawURL, "capture", pipeline.KindCapture, err)
+		return nil, p.fail(ctx, rawURL, "capture", pipeline.KindCapture, err)
 	}
 	s, ok := res.(string)
 	if !ok {
-		return &pipeline.PageError{Kind: pipeline.KindCapture, URL: rawURL, Err: fmt.Errorf("capture: script returned %T, want a JSON string", res)}
+		return nil, &pipeline.PageError{Kind: pipeline.KindCapture, URL: rawURL, Err: fmt.Errorf("capture: script returned %T, want a JSON string", res)}
 	}
-	ld.Capture = []byte(s)
 	// Cross-origin frames: captured through their own frames, stitched in.
 	start = time.Now()
-	ld.Capture = p.stitchFrames(ctx, tab, world, rawURL, ld.Capture)
+	main := CaptureWorld{Session: tab.cdp, FrameID: frameID, Context: world}
+	var worlds []CaptureWorld
+	ld.Capture, worlds = p.stitchFrames(ctx, tab, main, sessions, rawURL, []byte(s))
 	ld.CaptureTime += time.Since(start)
-	return nil
+	return worlds, nil
 }
 
 // isolatedWorld creates a new isolated world in the main frame's current
-// document and returns its execution context id. The page's scripts cannot
-// reach its globals, so patched built-ins (JSON, Array.prototype) do not
-// affect what runs there; the DOM is shared.
-func (t *pwTab) isolatedWorld() (float64, error) {
+// document and returns the frame's id and the world's execution context
+// id. The page's scripts cannot reach its globals, so patched built-ins
+// (JSON, Array.prototype) do not affect what runs there; the DOM is
+// shared.
+func (t *pwTab) isolatedWorld() (string, float64, error) {
 	res, err := t.cdp.Send("Page.getFrameTree", map[string]any{})
 	if err != nil {
-		return 0, err
+		return "", 0, err
 	}
 	frameID, ok := dig(res, "frameTree", "frame", "id").(string)
 	if !ok {
-		return 0, errors.New("Page.getFrameTree: no main frame id")
+		return "", 0, errors.New("Page.getFrameTree: no main frame id")
 	}
-	return createIsolatedWorld(t.cdp, frameID)
+	world, err := createIsolatedWorld(t.cdp, frameID)
+	return frameID, world, err
 }
 
 // evaluate runs expr in the execution context world, awaits a returned
@@ -105,7 +109,7 @@ func (t *pwTab) evaluate(world float64, expr string, timeoutMS float64) (any, er
 }
 
 // evaluateIn is evaluate through any CDP session, such as a frame's.
-func evaluateIn(cdp playwright.CDPSession, world float64, expr string, timeoutMS float64) (any, error) {
+func evaluateIn(cdp cdpSender, world float64, expr string, timeoutMS float64) (any, error) {
 	params := map[string]any{
 		"expression":    expr,
 		"contextId":     world,

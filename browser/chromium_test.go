@@ -44,11 +44,13 @@ func defaultTestConfig() testConfig {
 	return testConfig{launch: DefaultConfig(), page: pipeline.DefaultPageConfig()}
 }
 
-// testBrowserConfig is defaultTestConfig with testCaptureScript.
+// testBrowserConfig is defaultTestConfig with testCaptureScript, and no
+// extras (they need a real capture to tie to).
 func testBrowserConfig() testConfig {
 	cfg := defaultTestConfig()
 	cfg.launch.script = testCaptureScript
 	cfg.launch.scriptArg = map[string]any{"probe": "x"}
+	cfg.page.Extras.AXTree, cfg.page.Extras.AISnapshot = false, false
 	return cfg
 }
 

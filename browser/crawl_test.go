@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"math"
 	"net"
 	"path/filepath"
 	"regexp"
@@ -18,6 +19,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"actionspace/axtree"
 	"actionspace/corpora"
 	"actionspace/dataset"
 	"actionspace/metrics"
@@ -191,8 +193,13 @@ func closedAddr(t *testing.T) string {
 
 var lineFormat = regexp.MustCompile(`^(?:[LBIFOM][0-9]+\[:\]<[a-z][a-z0-9-]*( [^>]*)?>.*</[a-z][a-z0-9-]*>|_\[:\].+)$`)
 
-// TestCrawl_Corpus crawls the bundled corpus plus a 404 and an unreachable
-// URL through real Chromium and reads both files back with arrow-go.
+// TestCrawl_Corpus crawls the bundled corpus, the fidelity page of frames
+// (cross-origin frames stitched into the capture), a 404 and an
+// unreachable URL through real Chromium, in every format, and reads every
+// table back with arrow-go: the extras stored beside the capture, one
+// spaces row per format and window with exact tokens and recall against
+// the oracle (pinned on pages whose misses are known), and the elements
+// and oracle tables, which agree with the spaces rows.
 func TestCrawl_Corpus(t *testing.T) {
 	requireChromium(t)
 	srv, err := corpora.Start()
@@ -200,7 +207,8 @@ func TestCrawl_Corpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	urls := corpora.DefaultURLs(srv.URL)
+	frames := srv.URL + "/fidelity/frames.html"
+	urls := append(corpora.DefaultURLs(srv.URL), frames)
 	unreachable := "http://" + closedAddr(t) + "/unreachable"
 	list := strings.Join(urls, "\n") + "\n" + srv.URL + "/no-such-page.html\n" + unreachable + "\nnot a url\n# comment\n\n"
 	targets, err := pipeline.ReadTargets(strings.NewReader(list), pipeline.DefaultSchemes())
@@ -271,32 +279,94 @@ func TestCrawl_Corpus(t *testing.T) {
 		}
 	}
 
+	for _, u := range urls {
+		p := byURL[u]
+		if p == nil || p["status"] != "ok" {
+			continue
+		}
+		if ms, _ := p["axtree_ms"].(float64); ms <= 0 || p["axtree_skipped"] != "" {
+			t.Errorf("%s: axtree_ms %v, axtree_skipped %q", u, p["axtree_ms"], p["axtree_skipped"])
+		}
+		if ms, _ := p["aisnapshot_ms"].(float64); ms <= 0 || p["aisnapshot_skipped"] != "" {
+			t.Errorf("%s: aisnapshot_ms %v, aisnapshot_skipped %q", u, p["aisnapshot_ms"], p["aisnapshot_skipped"])
+		}
+		b := blobs[p["page_id"].(string)]
+		if b.AXTreeEncoding != dataset.CaptureEncoding || b.AISnapshotEncoding != dataset.CaptureEncoding {
+			t.Errorf("%s: axtree_encoding %q, aisnapshot_encoding %q", u, b.AXTreeEncoding, b.AISnapshotEncoding)
+			continue
+		}
+		raw, err := dataset.DecompressCapture(b.AXTree)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := axtree.Parse(raw)
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		if m := rec.Match; m.Elements == 0 || m.Resolved != m.Elements {
+			t.Errorf("%s: the accessibility tree resolved %+v of the capture's elements, want all", u, m)
+		}
+		if raw, err = dataset.DecompressCapture(b.AISnapshot); err != nil {
+			t.Fatal(err)
+		}
+		if snap, err := axtree.ParseSnapshotRecord(raw); err != nil || !strings.Contains(snap.Text, "[ref=") {
+			t.Errorf("%s: AI snapshot %v", u, err)
+		}
+	}
+
 	spaces, _ := arrowTable(t, spaceFiles)
-	if got, want := len(spaces), 2*len(urls); got != want {
+	// Per page: actionspace and playwright-ai and axtree at E=0 and E=-1,
+	// html once.
+	if got, want := len(spaces), 7*len(urls); got != want {
 		t.Fatalf("spaces rows = %d, want %d", got, want)
 	}
 	counter, err := metrics.NewCounter(metrics.CL100K, metrics.O200K)
 	if err != nil {
 		t.Fatal(err)
 	}
+	type key struct {
+		url, format string
+		e           int64
+	}
+	byKey := map[key]map[string]any{}
 	perPage := map[string][2]int64{} // actions at E=0 and E=-1
 	for _, s := range spaces {
 		text := s["action_space"].(string)
+		format := s["format"].(string)
+		k := key{s["url"].(string), format, s["viewport_expansion"].(int64)}
+		if byKey[k] != nil {
+			t.Errorf("%v: two rows", k)
+		}
+		byKey[k] = s
+		for col, enc := range map[string]metrics.Encoding{"tokens_cl100k": metrics.CL100K, "tokens_o200k": metrics.O200K} {
+			want, _ := counter.Count(enc, text)
+			if s[col] != want {
+				t.Errorf("%v %s = %v, want %d", k, col, s[col], want)
+			}
+		}
+		page := byURL[k.url]
+		wantRatio := float64(page["html_tokens_cl100k"].(int64)) / float64(s["tokens_cl100k"].(int64))
+		if r, ok := s["ratio_cl100k"].(float64); !ok || r != wantRatio {
+			t.Errorf("%v ratio_cl100k = %v, want %v", k, s["ratio_cl100k"], wantRatio)
+		}
+		inWindow, _ := s["oracle_in_window"].(int64)
+		if s["oracle_in_window"] == nil || s["extra_handles"] == nil || (s["recall"] == nil) != (format == "html" || inWindow == 0) {
+			t.Errorf("%v: oracle_in_window %v, recall %v, extra_handles %v", k, s["oracle_in_window"], s["recall"], s["extra_handles"])
+		}
+		if format != "actionspace" {
+			if s["mode"] != "" || s["text_policy"] != "" || s["perception_text"] != "" || s["perception_tokens_cl100k"] != nil || s["actions"] != 0 {
+				t.Errorf("%v: mode %q, text %q, perception %d bytes (%v tokens), %v actions; want none", k, s["mode"], s["text_policy"],
+					len(s["perception_text"].(string)), s["perception_tokens_cl100k"], s["actions"])
+			}
+			if (format == "html") != (k.e == -1 && text == blobs[page["page_id"].(string)].HTML && s["action_count"] == int64(0)) {
+				t.Errorf("%v: %d bytes, %v handles", k, len(text), s["action_count"])
+			}
+			continue
+		}
 		for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
 			if line != "" && !lineFormat.MatchString(line) {
 				t.Errorf("%s: line %q does not match the format", s["url"], line)
 			}
-		}
-		for col, enc := range map[string]metrics.Encoding{"tokens_cl100k": metrics.CL100K, "tokens_o200k": metrics.O200K} {
-			want, _ := counter.Count(enc, text)
-			if s[col] != want {
-				t.Errorf("%s %s = %v, want %d", s["url"], col, s[col], want)
-			}
-		}
-		page := byURL[s["url"].(string)]
-		wantRatio := float64(page["html_tokens_cl100k"].(int64)) / float64(s["tokens_cl100k"].(int64))
-		if r, ok := s["ratio_cl100k"].(float64); !ok || r != wantRatio {
-			t.Errorf("%s ratio_cl100k = %v, want %v", s["url"], s["ratio_cl100k"], wantRatio)
 		}
 		if s["mode"] != "fast" || s["text_policy"] != "viewport" || s["llm_ran"] != nil {
 			t.Errorf("%s: mode=%v text=%v llm_ran=%v", s["url"], s["mode"], s["text_policy"], s["llm_ran"])
@@ -320,5 +390,107 @@ func TestCrawl_Corpus(t *testing.T) {
 	}
 	if c := perPage[srv.URL+"/products.html"]; c[1] < 80 {
 		t.Errorf("products: %d IDs for the whole page, want >= 80 (40 cards, a link and a button each)", c[1])
+	}
+	// Known recall: widgets has a button our rules find hidden and one
+	// they find disabled (a not-allowed cursor), and seven extra handles;
+	// on cookie a modal dialog keeps 5 of the 47 oracle elements.
+	for k, want := range map[key]string{
+		{srv.URL + "/widgets.html", "actionspace", -1}:   "24 0.9167 7",
+		{srv.URL + "/widgets.html", "playwright-ai", -1}: "24 1.0000 89",
+		{srv.URL + "/widgets.html", "html", -1}:          "24 null 0",
+		{srv.URL + "/cookie.html", "actionspace", -1}:    "47 0.1064 0",
+		{srv.URL + "/login.html", "axtree", 0}:           "13 1.0000 11",
+	} {
+		s := byKey[k]
+		rec := "null"
+		if r, ok := s["recall"].(float64); ok {
+			rec = strconv.FormatFloat(r, 'f', 4, 64)
+		}
+		if got := fmt.Sprintf("%v %s %v", s["oracle_in_window"], rec, s["extra_handles"]); got != want {
+			t.Errorf("%v: oracle_in_window, recall, extra_handles = %s, want %s", k, got, want)
+		}
+	}
+
+	checkElementTables(t, out, byKey[key{frames, "actionspace", -1}]["page_id"].(string), func(url string) map[string]any {
+		return byKey[key{url, "actionspace", -1}]
+	})
+}
+
+// checkElementTables reads the elements and oracle tables of the dataset in
+// out with arrow-go and checks them against each page's actionspace row at
+// the whole page (whole): the elements with an ID are its IDs, those with
+// an extra reason its extra handles, the oracle elements in the whole page
+// its oracle_in_window, those without a miss reason the handled ones. On
+// the page of frames (framesID) every oracle element is tied by DOM
+// identity, the stitched cross-origin frames' buttons included.
+func checkElementTables(t *testing.T, out, framesID string, whole func(url string) map[string]any) {
+	t.Helper()
+	files := func(table string) []string {
+		f, err := dataset.Files(out, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	elements, _ := arrowTable(t, files(dataset.ElementsDir))
+	oracleRows, _ := arrowTable(t, files(dataset.OracleDir))
+	type counts struct{ ids, extras, inWindow, handled int64 }
+	got := map[string]*counts{}
+	at := func(url string) *counts {
+		if got[url] == nil {
+			got[url] = &counts{}
+		}
+		return got[url]
+	}
+	byElement := map[[2]any]map[string]any{}
+	for _, e := range elements {
+		c := at(e["url"].(string))
+		byElement[[2]any{e["page_id"], e["element"]}] = e
+		if e["whole_page_id"] != nil {
+			c.ids++
+			if e["extra_reason"] != nil {
+				c.extras++
+			}
+		}
+		if (e["oracle_element"] == nil) == (e["extra_reason"] == nil) {
+			t.Errorf("%s element %v: oracle_element %v, extra_reason %v", e["url"], e["element"], e["oracle_element"], e["extra_reason"])
+		}
+	}
+	tied := map[string]string{}
+	for _, o := range oracleRows {
+		c := at(o["url"].(string))
+		if o["in_whole_page"] == true {
+			c.inWindow++
+			if o["miss_reason"] == nil {
+				c.handled++
+			}
+		}
+		if o["page_id"] != framesID || o["role"] != "button" {
+			continue
+		}
+		e := byElement[[2]any{framesID, o["capture_element"]}]
+		if e == nil {
+			tied[o["name"].(string)] = fmt.Sprintf("%v, no element", o["matched_by"])
+			continue
+		}
+		tied[o["name"].(string)] = fmt.Sprintf("%v %v %q frame %v", o["matched_by"], e["tag"], e["name"], e["frame"])
+	}
+	for url, c := range got {
+		s := whole(url)
+		if s == nil {
+			t.Errorf("%s: element rows but no spaces row", url)
+			continue
+		}
+		recall, _ := s["recall"].(float64)
+		in := s["oracle_in_window"].(int64)
+		want := counts{s["action_count"].(int64), s["extra_handles"].(int64), in, int64(math.Round(recall * float64(in)))}
+		if *c != want {
+			t.Errorf("%s: from the elements and oracle tables %+v, from the spaces row %+v", url, *c, want)
+		}
+	}
+	for name, frame := range map[string]int{"Before frames": 0, "Same-origin button": 1, "Cross-origin button": 1, "Cross-site button": 1, "Nested": 2, "After frames": 0} {
+		if want := fmt.Sprintf("identity button %q frame %d", name, frame); tied[name] != want {
+			t.Errorf("frames page: %s tied as %s, want %s", name, tied[name], want)
+		}
 	}
 }

@@ -13,6 +13,7 @@ const (
 	logBrowserPath = "chromium"
 	logBrowserVer  = "chromium_version"
 	logFrame       = "frame"
+	logSkipped     = "skipped"
 	logEndpoint    = "endpoint"
 	logUp          = "up"
 )

@@ -328,10 +328,15 @@ func (p *pwPage) loadPage(ctx context.Context, rawURL string) (*pipeline.Load, e
 		return ld, &pipeline.PageError{Kind: pipeline.KindContentType, URL: rawURL, Err: fmt.Errorf("content type %q is not HTML", ld.ContentType)}
 	}
 
+	// The sessions of out-of-process frames, opened when a frame capture
+	// or the accessibility tree first needs one.
+	sessions := newFrameSessions(tab.page)
+	defer sessions.close()
 	// A script may navigate the page while it settles, which destroys the
 	// isolated world: wait for the new document and try once more.
+	var worlds []CaptureWorld
 	for attempt := 1; ; attempt++ {
-		err = p.settleAndCapture(ctx, tab, rawURL, ld)
+		worlds, err = p.settleAndCapture(ctx, tab, rawURL, ld, sessions)
 		if err == nil {
 			break
 		}
@@ -356,6 +361,10 @@ func (p *pwPage) loadPage(ctx context.Context, rawURL string) (*pipeline.Load, e
 			return ld, p.fail(ctx, rawURL, "navigate", pipeline.KindNavigate, err)
 		}
 	}
+
+	// The extras see the page state the capture saw: nothing has touched
+	// the page since.
+	p.takeExtras(ctx, tab, rawURL, AXTreeInput{Session: tab.cdp, Worlds: worlds, FrameSession: sessions.get}, p.cfg.Extras, ld)
 
 	p.screenshot(ctx, tab, rawURL, ld)
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"strconv"
 	"strings"
@@ -13,7 +14,9 @@ import (
 	"github.com/mxschmitt/playwright-go"
 
 	"actionspace/axtree"
+	"actionspace/dataset"
 	"actionspace/dom"
+	"actionspace/pipeline"
 )
 
 // cdpSender is the one method of a CDP session the snapshot code uses.
@@ -56,17 +59,12 @@ type AXTreeInput struct {
 	// frame id; nil, or an error, leaves that frame's tree out (its
 	// Frame.Missing says why).
 	FrameSession func(frameID string) (cdpSender, error)
-	// MaxNodes bounds the page's size: when the DOM snapshot of the page's
-	// process holds more nodes, no tree is taken and TakeAXTree returns
-	// ErrTooLarge. Chromium builds the whole tree in one reply, about 400
-	// bytes a node, and cannot be interrupted: a table of 3,000 rows (some
-	// 36,000 DOM nodes) took 18 s on a loaded 2-core machine. 0 means
-	// DefaultMaxAXNodes.
+	// MaxNodes bounds the page's size: when the main document of the first
+	// world holds more elements, or the DOM snapshot of the page's process
+	// more nodes, no tree is taken and TakeAXTree returns ErrTooLarge (see
+	// pipeline.DefaultMaxAXNodes). 0 means pipeline.DefaultMaxAXNodes.
 	MaxNodes int
 }
-
-// DefaultMaxAXNodes is the default of AXTreeInput.MaxNodes.
-const DefaultMaxAXNodes = 50000
 
 // ErrTooLarge is returned when a page has more DOM nodes than
 // AXTreeInput.MaxNodes: the record is not taken.
@@ -115,81 +113,59 @@ func TakeAISnapshot(page playwright.Page, cdp cdpSender, timeout time.Duration) 
 	return &axtree.Snapshot{Version: axtree.Version, ScrollX: sx, ScrollY: sy, Text: text}, nil
 }
 
-// Extras are the records of a page state besides the capture, with what
-// each cost.
-type Extras struct {
-	AXTree       *axtree.Record
-	AXTreeTime   time.Duration
-	Snapshot     *axtree.Snapshot
-	SnapshotTime time.Duration
-}
-
-// TakeExtras takes the accessibility tree (when axTree) and then the AI
-// snapshot (when snapshot), timing each. An error stops it; what was
-// taken before is returned with it.
-func TakeExtras(ctx context.Context, page playwright.Page, in AXTreeInput, axTree, snapshot bool, timeout time.Duration) (*Extras, error) {
-	ex := &Extras{}
-	if axTree {
+// takeExtras takes, right after the capture, the records of the page
+// state cfg asks for into ld: the accessibility tree, then the AI
+// snapshot, timing each. A record that fails or that the page is too
+// large for is left out and ld says why (AXTreeSkipped,
+// AISnapshotSkipped); the load goes on. The AI snapshot may take at most
+// half the time left to the load.
+func (p *pwPage) takeExtras(ctx context.Context, tab *pwTab, rawURL string, in AXTreeInput, cfg pipeline.ExtrasConfig, ld *pipeline.Load) {
+	if cfg.AXTree {
+		p.stage.Store("accessibility tree")
+		in.MaxNodes = cfg.MaxAXNodes
 		start := time.Now()
 		rec, err := TakeAXTree(ctx, in)
-		ex.AXTreeTime = time.Since(start)
-		if err != nil {
-			return ex, err
+		ld.AXTreeTime = time.Since(start)
+		switch {
+		case errors.Is(err, ErrTooLarge):
+			ld.AXTreeSkipped = dataset.SkippedTooLarge
+			p.log.Debug("accessibility tree not stored", logURL, rawURL, logSkipped, ld.AXTreeSkipped, logError, err)
+		case err != nil:
+			ld.AXTreeSkipped = dataset.SkippedFailed
+			p.log.Warn("accessibility tree not stored", logURL, rawURL, logSkipped, ld.AXTreeSkipped, logError, shortError{err})
+		default:
+			ld.AXTree = rec
 		}
-		ex.AXTree = rec
 	}
-	if snapshot {
-		if err := ctx.Err(); err != nil {
-			return ex, fmt.Errorf("AI snapshot: %w", err)
+	if cfg.AISnapshot && ctx.Err() == nil {
+		p.stage.Store("AI snapshot")
+		timeout := time.Duration(0)
+		if dl, ok := ctx.Deadline(); ok {
+			timeout = max(time.Millisecond, time.Until(dl)/2)
 		}
 		start := time.Now()
-		snap, err := TakeAISnapshot(page, in.Session, timeout)
-		ex.SnapshotTime = time.Since(start)
-		if err != nil {
-			return ex, err
-		}
-		ex.Snapshot = snap
-	}
-	return ex, nil
-}
-
-// PageFrameSessions returns a FrameSession for page's out-of-process
-// frames, which opens a session on every frame that has one on first
-// need, and a function that detaches them.
-func PageFrameSessions(page playwright.Page) (func(frameID string) (cdpSender, error), func()) {
-	var sessions map[string]playwright.CDPSession
-	get := func(frameID string) (cdpSender, error) {
-		if sessions == nil {
-			sessions = map[string]playwright.CDPSession{}
-			main := page.MainFrame()
-			for _, f := range page.Frames() {
-				if f == main {
-					continue
-				}
-				s, err := page.Context().NewCDPSession(f)
-				if err != nil {
-					continue // renders in its parent's process
-				}
-				res, err := s.Send("Page.getFrameTree", map[string]any{})
-				id, _ := dig(res, "frameTree", "frame", "id").(string)
-				if err != nil || id == "" {
-					_ = s.Detach()
-					continue
-				}
-				sessions[id] = s
+		snap, err := TakeAISnapshot(tab.page, in.Session, timeout)
+		ld.AISnapshotTime = time.Since(start)
+		if err == nil && len(snap.Text) > cfg.MaxAISnapshotBytes {
+			err = fmt.Errorf("AI snapshot of %d bytes: more than %d", len(snap.Text), cfg.MaxAISnapshotBytes)
+			ld.AISnapshotSkipped = dataset.SkippedTooLarge
+		} else if err == nil {
+			if _, err = axtree.ParseSnapshot(snap.Text); err != nil {
+				ld.AISnapshotSkipped = dataset.SkippedMalformed
 			}
+		} else {
+			ld.AISnapshotSkipped = dataset.SkippedFailed
 		}
-		if s, ok := sessions[frameID]; ok {
-			return s, nil
+		if err != nil {
+			level := slog.LevelWarn
+			if ld.AISnapshotSkipped == dataset.SkippedTooLarge {
+				level = slog.LevelDebug // the page decides; the row says so
+			}
+			p.log.Log(ctx, level, "AI snapshot not stored", logURL, rawURL, logSkipped, ld.AISnapshotSkipped, logError, shortError{err})
+			return
 		}
-		return nil, fmt.Errorf("no CDP session for frame %s", frameID)
+		ld.AISnapshot = snap
 	}
-	detach := func() {
-		for _, s := range sessions {
-			_ = s.Detach()
-		}
-	}
-	return get, detach
 }
 
 // axBuilder assembles one record.
@@ -246,16 +222,27 @@ func (b *axBuilder) build(ctx context.Context) error {
 		return errors.New("accessibility tree: no CDP session")
 	}
 	b.capture = map[nodeKey]int{}
+	limit := b.in.MaxNodes
+	if limit <= 0 {
+		limit = pipeline.DefaultMaxAXNodes
+	}
+	// The DOM snapshot that counts every node costs about as much as the
+	// tree on a huge page: first count the main document's elements, which
+	// the browser knows at once.
+	if len(b.in.Worlds) > 0 {
+		w := b.in.Worlds[0]
+		if n, err := evaluateIn(w.Session, w.Context, "document.getElementsByTagName('*').length", 0); err == nil {
+			if f, ok := n.(float64); ok && int(f) > limit {
+				return fmt.Errorf("%w: %d elements, more than %d DOM nodes", ErrTooLarge, int(f), limit)
+			}
+		}
+	}
 	main, err := b.addProcess(b.in.Session)
 	if err != nil {
 		return err
 	}
 	if len(b.procs[main].docs) == 0 {
 		return errors.New("accessibility tree: the DOM snapshot has no document")
-	}
-	limit := b.in.MaxNodes
-	if limit <= 0 {
-		limit = DefaultMaxAXNodes
 	}
 	total := 0
 	for _, d := range b.procs[main].docs {
@@ -476,18 +463,11 @@ func (b *axBuilder) matchWorlds(ctx context.Context) error {
 		if pi < 0 {
 			continue // a frame the snapshot did not reach
 		}
-		res, err := w.Session.Send("Runtime.evaluate", map[string]any{
-			"expression":    identityScript,
-			"contextId":     w.Context,
-			"returnByValue": true,
-		})
+		res, err := evaluateIn(w.Session, w.Context, identityScript, 0)
 		if err != nil {
 			return fmt.Errorf("accessibility tree: match the capture: %w", err)
 		}
-		if _, failed := dig(res, "exceptionDetails").(map[string]any); failed {
-			return fmt.Errorf("accessibility tree: match the capture: the script threw")
-		}
-		s, ok := dig(res, "result", "value").(string)
+		s, ok := res.(string)
 		if !ok {
 			continue // no element list in that world
 		}

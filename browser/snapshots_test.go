@@ -16,8 +16,10 @@ import (
 
 	"actionspace/axtree"
 	"actionspace/corpora"
+	"actionspace/dataset"
 	"actionspace/dom"
 	"actionspace/internal/browsertest"
+	"actionspace/pipeline"
 )
 
 // snapBrowser is a Chromium for this file's tests.
@@ -112,12 +114,12 @@ func (b *snapBrowser) load(t *testing.T, url string) *loaded {
 }
 
 func (l *loaded) input(t *testing.T) AXTreeInput {
-	sessions, detach := PageFrameSessions(l.page)
-	t.Cleanup(detach)
+	sessions := newFrameSessions(l.page)
+	t.Cleanup(sessions.close)
 	return AXTreeInput{
 		Session:      l.cdp,
 		Worlds:       []CaptureWorld{{Session: l.cdp, FrameID: l.frameID, Context: l.world}},
-		FrameSession: sessions,
+		FrameSession: sessions.get,
 	}
 }
 
@@ -333,8 +335,15 @@ func TestTakeAXTree_TooLarge(t *testing.T) {
 	l := b.load(t, srv.URL+"/gen/table?rows=100")
 	in := l.input(t)
 	in.MaxNodes = 500
-	if _, err := TakeAXTree(context.Background(), in); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("TakeAXTree of a 100-row table with MaxNodes 500: %v, want ErrTooLarge", err)
+	// The capture's world counts the elements first; without one, the DOM
+	// snapshot counts every node.
+	if _, err := TakeAXTree(context.Background(), in); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "elements") {
+		t.Errorf("TakeAXTree of a 100-row table with MaxNodes 500: %v, want ErrTooLarge on the element count", err)
+	}
+	bare := in
+	bare.Worlds = nil
+	if _, err := TakeAXTree(context.Background(), bare); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "DOM nodes,") {
+		t.Errorf("TakeAXTree without a world, MaxNodes 500: %v, want ErrTooLarge on the DOM snapshot's count", err)
 	}
 	in.MaxNodes = 0
 	if _, err := TakeAXTree(context.Background(), in); err != nil {
@@ -353,23 +362,24 @@ func TestTakeAISnapshot_Scrolled(t *testing.T) {
 	}
 	defer srv.Close()
 	l := b.load(t, srv.URL+"/fidelity/viewport.html?scroll=1400")
-	ex, err := TakeExtras(context.Background(), l.page, l.input(t), true, true, 10*time.Second)
+	rec, err := TakeAXTree(context.Background(), l.input(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ex.Snapshot.ScrollY != 1400 || ex.AXTree.Frames[0].Origin != [2]float64{0, 1400} {
-		t.Fatalf("scroll %v,%v and main origin %v, want 0,1400", ex.Snapshot.ScrollX, ex.Snapshot.ScrollY, ex.AXTree.Frames[0].Origin)
-	}
-	if ex.AXTreeTime <= 0 || ex.SnapshotTime <= 0 {
-		t.Errorf("times %v, %v: want both measured", ex.AXTreeTime, ex.SnapshotTime)
-	}
-	nodes, err := axtree.ParseSnapshot(ex.Snapshot.Text)
+	snap, err := TakeAISnapshot(l.page, l.cdp, 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	boxes := axtree.PageBoxes(nodes, ex.Snapshot, ex.AXTree)
+	if snap.ScrollY != 1400 || rec.Frames[0].Origin != [2]float64{0, 1400} {
+		t.Fatalf("scroll %v,%v and main origin %v, want 0,1400", snap.ScrollX, snap.ScrollY, rec.Frames[0].Origin)
+	}
+	nodes, err := axtree.ParseSnapshot(snap.Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	boxes := axtree.PageBoxes(nodes, snap, rec)
 	axBox := map[string]dom.Rect{}
-	for _, n := range ex.AXTree.Nodes {
+	for _, n := range rec.Nodes {
 		if n.Box != nil && (n.Role == "button" || n.Role == "link") {
 			axBox[n.Role+" "+n.Name] = *n.Box
 		}
@@ -493,3 +503,59 @@ func resolveIndices(cdp cdpSender, world float64, backends []int) ([]int, error)
 }
 
 func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
+
+// TestChromium_LoadExtras: a load takes the records its page config asks
+// for, right after the capture and tied to it; a page larger than a
+// record's cap gets no record and says so; records not asked for are not
+// taken.
+func TestChromium_LoadExtras(t *testing.T) {
+	cfg := defaultTestConfig()
+	b := mustLaunchChromium(t, cfg)
+	srv, err := corpora.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	load := func(extras pipeline.ExtrasConfig) *pipeline.Load {
+		t.Helper()
+		b.page.Extras = extras
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		ld, err := mustNewPage(t, b).Load(ctx, srv.URL+"/login.html")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ld
+	}
+	ld := load(pipeline.DefaultExtrasConfig())
+	c, err := dom.Parse(ld.Capture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ld.AXTree == nil || ld.AISnapshot == nil || ld.AXTreeSkipped != "" || ld.AISnapshotSkipped != "" || ld.AXTreeTime <= 0 || ld.AISnapshotTime <= 0 {
+		t.Fatalf("default extras: tree %v (%q, %v), snapshot %v (%q, %v)", ld.AXTree != nil, ld.AXTreeSkipped, ld.AXTreeTime,
+			ld.AISnapshot != nil, ld.AISnapshotSkipped, ld.AISnapshotTime)
+	}
+	if m := ld.AXTree.Match; m.Elements != c.Page.Elements || m.Resolved != m.Elements {
+		t.Errorf("the tree resolved %+v of the capture's %d elements, want all", m, c.Page.Elements)
+	}
+	if !strings.Contains(ld.AISnapshot.Text, `textbox "Work email"`) {
+		t.Errorf("AI snapshot lacks the email box:\n%s", ld.AISnapshot.Text)
+	}
+
+	small := pipeline.DefaultExtrasConfig()
+	small.MaxAXNodes, small.MaxAISnapshotBytes = 50, 100
+	ld = load(small)
+	if ld.AXTree != nil || ld.AXTreeSkipped != dataset.SkippedTooLarge || ld.AISnapshot != nil || ld.AISnapshotSkipped != dataset.SkippedTooLarge {
+		t.Errorf("over the caps: tree %v (%q), snapshot %v (%q); want both skipped as too_large",
+			ld.AXTree != nil, ld.AXTreeSkipped, ld.AISnapshot != nil, ld.AISnapshotSkipped)
+	}
+	if ld.HTML == "" || len(ld.Capture) == 0 {
+		t.Errorf("over the caps: the load lost its capture or HTML")
+	}
+
+	ld = load(pipeline.ExtrasConfig{MaxAXNodes: 1, MaxAISnapshotBytes: 1})
+	if ld.AXTree != nil || ld.AISnapshot != nil || ld.AXTreeTime != 0 || ld.AISnapshotTime != 0 || ld.AXTreeSkipped != "" || ld.AISnapshotSkipped != "" {
+		t.Errorf("no extras asked for: %+v", ld)
+	}
+}

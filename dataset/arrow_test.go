@@ -65,6 +65,10 @@ func pageColumns() []column {
 		{"capture_ms", "float64", true},
 		{"content_ms", "float64", true},
 		{"screenshot_ms", "float64", true},
+		{"axtree_ms", "float64", true},
+		{"axtree_skipped", "utf8", false},
+		{"aisnapshot_ms", "float64", true},
+		{"aisnapshot_skipped", "utf8", false},
 		{"script_ms", "float64", true},
 		{"total_ms", "float64", false},
 		{"process_ms", "float64", true},
@@ -125,6 +129,9 @@ func spaceColumns() []column {
 		{"perception_tokens_o200k", "int64", true},
 		{"ratio_cl100k", "float64", true},
 		{"ratio_o200k", "float64", true},
+		{"oracle_in_window", "int64", true},
+		{"recall", "float64", true},
+		{"extra_handles", "int64", true},
 		{"render_ms", "float64", false},
 		{"tokenize_ms", "float64", false},
 		{"llm_model", "utf8", true},
@@ -139,6 +146,59 @@ func spaceColumns() []column {
 		{"hallucinated_ids", "int64", true},
 		{"cache_hits", "int64", true},
 		{"llm_error", "utf8", true},
+	}
+}
+
+func elementColumns() []column {
+	return []column{
+		{"run_id", "utf8", false},
+		{"page_id", "utf8", false},
+		{"schema_version", "int64", false},
+		{"url", "utf8", false},
+		{"element", "int64", false},
+		{"tag", "utf8", false},
+		{"role", "utf8", false},
+		{"name", "utf8", false},
+		{"locator", "utf8", false},
+		{"x", "float64", false},
+		{"y", "float64", false},
+		{"width", "float64", false},
+		{"height", "float64", false},
+		{"frame", "int64", false},
+		{"shadow", "bool", false},
+		{"occluded", "bool", false},
+		{"nested", "bool", false},
+		{"in_modal", "bool", false},
+		{"label_for", "int64", true},
+		{"outside_px", "int64", true},
+		{"whole_page_id", "utf8", true},
+		{"whole_page_exclusion", "utf8", false},
+		{"signals", "utf8", false},
+		{"oracle_element", "int64", true},
+		{"extra_reason", "utf8", true},
+	}
+}
+
+func oracleColumns() []column {
+	return []column{
+		{"run_id", "utf8", false},
+		{"page_id", "utf8", false},
+		{"schema_version", "int64", false},
+		{"url", "utf8", false},
+		{"element", "int64", false},
+		{"role", "utf8", false},
+		{"name", "utf8", false},
+		{"x", "float64", false},
+		{"y", "float64", false},
+		{"width", "float64", false},
+		{"height", "float64", false},
+		{"frame", "int64", false},
+		{"qualified_by", "utf8", false},
+		{"outside_px", "int64", true},
+		{"in_whole_page", "bool", false},
+		{"capture_element", "int64", true},
+		{"matched_by", "utf8", false},
+		{"miss_reason", "utf8", true},
 	}
 }
 
@@ -172,6 +232,16 @@ func TestWriter_arrow(t *testing.T) {
 		}},
 		{"spaces", spaceColumns(), func(path string) []any {
 			rows := makeRows(25, spaceRow)
+			mustWrite(t, path, meta, WriterConfig{RowGroupRows: 10}, rows)
+			return anys(rows)
+		}},
+		{"elements", elementColumns(), func(path string) []any {
+			rows := makeRows(25, elementRow)
+			mustWrite(t, path, meta, WriterConfig{RowGroupRows: 10}, rows)
+			return anys(rows)
+		}},
+		{"oracle", oracleColumns(), func(path string) []any {
+			rows := makeRows(25, oracleRow)
 			mustWrite(t, path, meta, WriterConfig{RowGroupRows: 10}, rows)
 			return anys(rows)
 		}},

@@ -52,6 +52,8 @@ func docTables() []docTable {
 		{"pages", "PageRow", PageRow{}},
 		{"blobs", "BlobRow", BlobRow{}},
 		{"spaces", "SpaceRow", SpaceRow{}},
+		{"elements", "ElementRow", ElementRow{}},
+		{"oracle", "OracleRow", OracleRow{}},
 		{"spaces.actions", "Action", Action{}},
 	}
 }

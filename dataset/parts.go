@@ -123,6 +123,12 @@ type Rows struct {
 	Blob *BlobRow
 	// Spaces are the page's spaces rows.
 	Spaces []SpaceRow
+	// Elements are the page's elements rows: its elements interactive by
+	// our rules.
+	Elements []ElementRow
+	// Oracle are the page's oracle rows; none when its accessibility tree
+	// was not stored.
+	Oracle []OracleRow
 }
 
 // Parts writes a crawl's rows into rotating parts of its output partition:

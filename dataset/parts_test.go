@@ -19,8 +19,8 @@ import (
 // pageID is the page ID of fakeResult(i).
 func pageID(i int) string { return fakeResult(i).Page.PageID }
 
-// fakeResult is the i-th page's rows: a pages row, a blobs row and two
-// spaces rows.
+// fakeResult is the i-th page's rows: a pages row, a blobs row, two
+// spaces rows, three elements rows and one oracle row.
 func fakeResult(i int) Rows {
 	url := fmt.Sprintf("http://fake.test/page?n=%d", i)
 	id := fmt.Sprintf("%016x", i)
@@ -28,6 +28,9 @@ func fakeResult(i int) Rows {
 		Page:   PageRow{RunID: "r", PageID: id, URL: url, Status: StatusOK, CapturedAt: testTime().Add(time.Duration(i) * time.Second)},
 		Blob:   &BlobRow{RunID: "r", PageID: id, URL: url, HTML: "<p>hi</p>"},
 		Spaces: []SpaceRow{{RunID: "r", PageID: id, URL: url, Mode: "fast"}, {RunID: "r", PageID: id, URL: url, Mode: "fast", ViewportExpansion: -1}},
+		Elements: []ElementRow{{RunID: "r", PageID: id, URL: url, Element: 3}, {RunID: "r", PageID: id, URL: url, Element: 5},
+			{RunID: "r", PageID: id, URL: url, Element: 8}},
+		Oracle: []OracleRow{{RunID: "r", PageID: id, URL: url}},
 	}
 }
 
@@ -178,7 +181,7 @@ func TestParts_Rotation(t *testing.T) {
 		}
 		want := []string{"part-00000.parquet", "part-00001.parquet", "part-00002.parquet"}
 		tables := readTables(t, st)
-		perPage := map[string]int{PagesDir: 1, BlobsDir: 1, SpacesDir: 2}
+		perPage := map[string]int{PagesDir: 1, BlobsDir: 1, SpacesDir: 2, ElementsDir: 3, OracleDir: 1}
 		for _, table := range Tables() {
 			var names []string
 			for part, rows := range tables[table] {
@@ -283,8 +286,8 @@ func TestOpenForResume_AfterKill(t *testing.T) {
 		}
 		put(pendingKey(BlobsDir, "", 0), b)
 
-		if n, err := CountParts(ctx, out); err != nil || n != 9 {
-			t.Errorf("CountParts = %d, %v; want the 6 parts, 2 pending and 1 orphan files", n, err)
+		if n, err := CountParts(ctx, out); err != nil || n != 2*len(Tables())+3 {
+			t.Errorf("CountParts = %d, %v; want the %d part files, 2 pending and 1 orphan files", n, err, 2*len(Tables()))
 		}
 
 		state, err := OpenForResume(ctx, out, ResumeOptions{Logger: quiet()})
@@ -320,9 +323,10 @@ func TestOpenForResume_AfterKill(t *testing.T) {
 			}
 		}
 		var want []string
-		for _, table := range []string{BlobsDir, PagesDir, SpacesDir} {
+		for _, table := range Tables() {
 			want = append(want, partKey(table, "", 0), partKey(table, "", 1))
 		}
+		slices.Sort(want)
 		if !slices.Equal(left, want) {
 			t.Errorf("objects after the resume %v, want %v", left, want)
 		}

@@ -18,6 +18,17 @@ const (
 	StatusError = "error"
 )
 
+// Why a record asked for was not stored: the values of
+// PageRow.AXTreeSkipped and PageRow.AISnapshotSkipped.
+const (
+	// SkippedTooLarge: the page was larger than the record's cap.
+	SkippedTooLarge = "too_large"
+	// SkippedMalformed: the browser returned a record that does not parse.
+	SkippedMalformed = "malformed"
+	// SkippedFailed: the browser failed to take it.
+	SkippedFailed = "failed"
+)
+
 // PageRow is one row of the pages table: one row per URL attempt, successful
 // or not. Its fields, in order, are the table's columns; the parquet tag
 // gives each column's name. Pointer fields are nullable: nil is written as
@@ -28,7 +39,7 @@ const (
 // precision), geometry in CSS pixels.
 type PageRow struct {
 	// RunID identifies the crawl run that produced the row; every row of a
-	// run, in both tables, carries the same value.
+	// run, in every table, carries the same value.
 	RunID string `parquet:"run_id"`
 	// PageID identifies the URL: the first 16 hex digits of the SHA-256 of
 	// the URL as listed, the same in every run. It joins pages to spaces.
@@ -129,6 +140,26 @@ type PageRow struct {
 	// browser's round trip), in milliseconds; null when no screenshot was
 	// asked for or the stage was not reached.
 	ScreenshotMS *float64 `parquet:"screenshot_ms"`
+	// AXTreeMS is the time taken to take the accessibility tree right
+	// after the capture (DOM snapshot, every frame's tree, the capture's
+	// DOM identity), in milliseconds; null when the crawl's formats did not
+	// ask for it (axtree) or the stage was not reached.
+	AXTreeMS *float64 `parquet:"axtree_ms"`
+	// AXTreeSkipped says why the accessibility tree asked for was not
+	// stored: "too_large" (the page's DOM holds more nodes than crawl
+	// --max-ax-nodes) or "failed" (the browser's error is logged); empty
+	// when it was stored or not asked for.
+	AXTreeSkipped string `parquet:"axtree_skipped"`
+	// AISnapshotMS is the time taken to take Playwright's AI snapshot
+	// right after the accessibility tree, in milliseconds; null when the
+	// crawl's formats did not ask for it (playwright-ai) or the stage was
+	// not reached.
+	AISnapshotMS *float64 `parquet:"aisnapshot_ms"`
+	// AISnapshotSkipped says why the AI snapshot asked for was not stored:
+	// "too_large" (its text is longer than crawl --max-aisnapshot-bytes),
+	// "malformed" (its lines do not parse) or "failed"; empty when it was
+	// stored or not asked for.
+	AISnapshotSkipped string `parquet:"aisnapshot_skipped"`
 	// ScriptMS is the capture script's own run time inside the page, as it
 	// measured itself, in milliseconds; null without a capture.
 	ScriptMS *float64 `parquet:"script_ms"`
@@ -136,8 +167,9 @@ type PageRow struct {
 	// from the first navigation to the row's completion, in milliseconds.
 	TotalMS float64 `parquet:"total_ms"`
 	// ProcessMS is the Go-side time spent on the page after the browser
-	// finished: decoding the capture, rendering every expansion and
-	// counting tokens (HTML included), in milliseconds; null without a
+	// finished: decoding the capture, building the oracle, rendering every
+	// format, mode and expansion, counting tokens (HTML included) and
+	// making the elements and oracle rows, in milliseconds; null without a
 	// capture.
 	ProcessMS *float64 `parquet:"process_ms"`
 	// CapturedAt is when the capture script returned (for a failed page:
@@ -253,10 +285,12 @@ type BlobRow struct {
 	ScreenshotLabeled bool `parquet:"screenshot_labeled"`
 }
 
-// SpaceRow is one row of the spaces table: one row per page x mode x
-// viewport_expansion x text policy, for pages that were captured. It joins
-// PageRow on page_id (and run_id). Pointer fields are nullable as for PageRow;
-// the deep-mode columns are null on every fast-mode row.
+// SpaceRow is one row of the spaces table: one row per page x format x
+// mode x viewport_expansion x text policy, for pages that were captured
+// (and, for playwright-ai and axtree, whose record was stored). It joins
+// PageRow on page_id (and run_id). Pointer fields are nullable as for
+// PageRow; the deep-mode columns are null on every fast-mode row and every
+// other format's.
 type SpaceRow struct {
 	// RunID identifies the run; see PageRow.RunID.
 	RunID string `parquet:"run_id"`
@@ -273,24 +307,31 @@ type SpaceRow struct {
 	// (Playwright's AI snapshot), "axtree" (the accessibility tree as
 	// WebArena and BrowserGym print it) or "html" (the page's HTML).
 	Format string `parquet:"format"`
-	// Mode is the renderer: "fast" (pure code) or "deep" (LLM-tagged).
+	// Mode is the actionspace renderer: "fast" (pure code) or "deep"
+	// (LLM-tagged); empty for the other formats, whose text code alone
+	// makes.
 	Mode string `parquet:"mode"`
 	// ViewportExpansion is the number of CSS pixels the viewport was grown
-	// by on every side to select elements; -1 means the whole page.
+	// by on every side to select elements; -1 means the whole page (the one
+	// window of the html format).
 	ViewportExpansion int64 `parquet:"viewport_expansion"`
-	// TextPolicy says which context text lines were emitted: "viewport"
-	// (rendered text inside the grown viewport), "all" (all text, as the
-	// reference design does) or "none".
+	// TextPolicy says which context text lines an actionspace row emitted:
+	// "viewport" (rendered text inside the grown viewport), "all" (all
+	// text, as the reference design does) or "none"; empty for the other
+	// formats, which have no such switch.
 	TextPolicy string `parquet:"text_policy"`
-	// ActionSpace is the action-space text an agent reads, UTF-8. In fast
-	// mode, one line per action or context text; in deep mode, the rendered
-	// LLM description.
+	// ActionSpace is the text an agent reads, UTF-8: in fast mode, one line
+	// per action or context text; in deep mode, the rendered LLM
+	// description; for playwright-ai, axtree and html, that format's text
+	// in the window.
 	ActionSpace string `parquet:"action_space" dataset:"blob"`
-	// PerceptionText is the full perception text: the action space wrapped
-	// in page metadata, scroll hints and start/end markers.
+	// PerceptionText is the full perception text of an actionspace row: the
+	// action space wrapped in page metadata, scroll hints and start/end
+	// markers; empty for the other formats, which have no wrapper.
 	PerceptionText string `parquet:"perception_text" dataset:"blob"`
 	// Actions is the structured list of the actions in ActionSpace, in ID
-	// order as they appear in the text; an empty list when there are none.
+	// order as they appear in the text; an empty list when there are none,
+	// and for the other formats.
 	Actions []Action `parquet:"actions,list"`
 	// SpaceMetrics are the space's measurements: counts, sizes, tokens,
 	// ratios, timings and the deep-mode figures.
@@ -308,8 +349,9 @@ type SpaceRow struct {
 // (an encoding not requested, a deep-mode dry run's missing text, a
 // fast-mode row's deep columns).
 type SpaceMetrics struct {
-	// ActionCount is the number of IDs in the action space: the sum of the
-	// ids_* columns.
+	// ActionCount is the number of handles in the text: for actionspace
+	// the IDs (the sum of the ids_* columns), for playwright-ai the refs,
+	// for axtree the node ids; 0 for html.
 	ActionCount int64 `parquet:"action_count"`
 	// IDsL is the number of L (link) IDs.
 	IDsL int64 `parquet:"ids_L"`
@@ -327,7 +369,7 @@ type SpaceMetrics struct {
 	// 0 when there is no text (a deep-mode dry run).
 	SpaceBytes int64 `parquet:"space_bytes"`
 	// PerceptionBytes is the length of the perception text in bytes
-	// (UTF-8); 0 when there is no text.
+	// (UTF-8); 0 when there is no text, and for formats without one.
 	PerceptionBytes int64 `parquet:"perception_bytes"`
 	// TokensCL100K is the number of cl100k_base tokens in the action space
 	// text; null when the encoding was not requested, or when there is no
@@ -337,10 +379,11 @@ type SpaceMetrics struct {
 	// text; null as for tokens_cl100k.
 	TokensO200K *int64 `parquet:"tokens_o200k"`
 	// PerceptionTokensCL100K is the number of cl100k_base tokens in the
-	// perception text; null as for tokens_cl100k.
+	// perception text; null as for tokens_cl100k, and for formats without
+	// a perception text.
 	PerceptionTokensCL100K *int64 `parquet:"perception_tokens_cl100k"`
 	// PerceptionTokensO200K is the number of o200k_base tokens in the
-	// perception text; null as for tokens_cl100k.
+	// perception text; null as for perception_tokens_cl100k.
 	PerceptionTokensO200K *int64 `parquet:"perception_tokens_o200k"`
 	// RatioCL100K is the page's html_tokens_cl100k divided by tokens_cl100k
 	// (how many times smaller the action space is than the raw HTML); null
@@ -349,10 +392,27 @@ type SpaceMetrics struct {
 	// RatioO200K is html_tokens_o200k divided by tokens_o200k; null as for
 	// ratio_cl100k.
 	RatioO200K *float64 `parquet:"ratio_o200k"`
+	// OracleInWindow is the number of the page's oracle elements (the
+	// actionable elements by Chromium's accessibility tree, not by our
+	// rules: see the oracle table) whose box meets the row's window; null
+	// when no oracle was captured (the crawl's formats left out axtree, or
+	// the page's tree was skipped: pages.axtree_skipped).
+	OracleInWindow *int64 `parquet:"oracle_in_window"`
+	// Recall is the fraction of the oracle elements in the window that got
+	// a handle in the text (an ID of the element or of a label of it, a
+	// ref, a node id), in [0, 1]; null when no oracle was captured, when no
+	// oracle element is in the window, and for the html format, which has
+	// no handles.
+	Recall *float64 `parquet:"recall"`
+	// ExtraHandles is the number of handles in the text that stand for no
+	// oracle element (0 for html); null when no oracle was captured.
+	ExtraHandles *int64 `parquet:"extra_handles"`
 	// RenderMS is the time taken to select the view and build the action
-	// space and perception text from the decoded capture, in milliseconds
-	// (nanosecond precision); for deep mode it includes the LLM calls (see
-	// llm_ms). The bench's cells keep the fastest of render_runs renders.
+	// space and perception text from the decoded capture (for the other
+	// formats, their text from their record), and in a crawl to score it
+	// against the oracle, in milliseconds (nanosecond precision); for deep
+	// mode it includes the LLM calls (see llm_ms). The bench's cells keep
+	// the fastest of render_runs renders.
 	RenderMS float64 `parquet:"render_ms"`
 	// TokenizeMS is the time taken to count the tokens of both texts in
 	// every encoding, in milliseconds.
@@ -394,6 +454,162 @@ type SpaceMetrics struct {
 	// CacheHits is the number of replies served from the on-disk cache
 	// instead of the endpoint.
 	CacheHits *int64 `parquet:"cache_hits"`
+}
+
+// ElementRow is one row of the elements table: one row per captured page
+// and element that is interactive by our rules (a candidate for an ID:
+// interactive by its own signals, enabled and visible; PERCEPTION.md §1),
+// in capture order. Which of them a window gives an ID follows from the
+// columns: for a viewport_expansion E >= 0, those with outside_px <= E that
+// are neither occluded nor nested, less the labels whose control is among
+// them, and, when one of them is in_modal, only the in_modal ones
+// (examples/queries.sql, elements-match-action-count). It joins PageRow on
+// page_id (and run_id), and OracleRow on element = capture_element.
+type ElementRow struct {
+	// RunID identifies the run; see PageRow.RunID.
+	RunID string `parquet:"run_id"`
+	// PageID is the page's ID; see PageRow.PageID.
+	PageID string `parquet:"page_id"`
+	// SchemaVersion is the version of the dataset schema the row was
+	// written with (SchemaVersion of package dataset), so that a union of
+	// parts written by two versions can be told apart.
+	SchemaVersion int64 `parquet:"schema_version"`
+	// URL is the page's input URL, repeated from the pages table.
+	URL string `parquet:"url"`
+	// Element is the element's index in the page's capture (its node
+	// number, text nodes counted), unique within the page.
+	Element int64 `parquet:"element"`
+	// Tag is the element's lower-case tag name.
+	Tag string `parquet:"tag"`
+	// Role is its ARIA role, explicit or implicit; empty when it has none.
+	Role string `parquet:"role"`
+	// Name is its name as the action space shows it at the whole page (its
+	// visible text, else aria-label, title, alt, placeholder, name or
+	// value); for an element without an ID there, from those attributes
+	// only.
+	Name string `parquet:"name"`
+	// Locator finds the element again in a live page; see
+	// Action.Locator.
+	Locator string `parquet:"locator"`
+	// X is the left edge of the element's bounding box, in page
+	// coordinates (CSS pixels).
+	X float64 `parquet:"x"`
+	// Y is the top edge of the bounding box, in page coordinates (CSS
+	// pixels).
+	Y float64 `parquet:"y"`
+	// Width is the bounding box's width in CSS pixels.
+	Width float64 `parquet:"width"`
+	// Height is the bounding box's height in CSS pixels.
+	Height float64 `parquet:"height"`
+	// Frame is how many frames deep the element is (0 in the main
+	// document).
+	Frame int64 `parquet:"frame"`
+	// Shadow is true for an element inside a shadow root.
+	Shadow bool `parquet:"shadow"`
+	// Occluded is true when another element covers its centre (measured
+	// inside the real viewport only): it gets no ID in any window.
+	Occluded bool `parquet:"occluded"`
+	// Nested is true for an element inside an interactive element that is
+	// not a distinct control: it gets no ID of its own in any window.
+	Nested bool `parquet:"nested"`
+	// InModal is true for an element inside a visible modal dialog: when a
+	// window gives such an element an ID, only those elements get IDs.
+	InModal bool `parquet:"in_modal"`
+	// LabelFor is, for a label of a control, the control's element number;
+	// a label gets no ID in a window where its control gets one. Null for
+	// other elements.
+	LabelFor *int64 `parquet:"label_for"`
+	// OutsidePX is the element's distance outside the viewport in CSS
+	// pixels: the smallest viewport_expansion whose window meets the part
+	// of its box left visible by scroll boxes (0 on screen); null when no
+	// expansion up to 2^24 does (an element parked far off the page).
+	OutsidePX *int64 `parquet:"outside_px"`
+	// WholePageID is the element's ID in the fast action space of the whole
+	// page (viewport_expansion -1); null when it has none there.
+	WholePageID *string `parquet:"whole_page_id"`
+	// WholePageExclusion says why the element has no ID at the whole page:
+	// occluded, outside_window, nested, label_of_control or modal_backdrop;
+	// empty when it has one.
+	WholePageExclusion string `parquet:"whole_page_exclusion"`
+	// Signals are the reasons the element is interactive by our rules,
+	// strongest first, comma-separated: tag, editable, role, tabindex,
+	// handler, cursor, haspopup, label.
+	Signals string `parquet:"signals"`
+	// OracleElement is the oracle element the element stands for (the
+	// oracle table's element; for a label, its control's); null when it
+	// stands for none or no oracle was captured.
+	OracleElement *int64 `parquet:"oracle_element"`
+	// ExtraReason is, for an element that stands for no oracle element,
+	// why our rules found it interactive: its strongest signal (cursor,
+	// handler, tabindex, label …); an ID on it is an extra handle. Null
+	// when it stands for one, or no oracle was captured.
+	ExtraReason *string `parquet:"extra_reason"`
+}
+
+// OracleRow is one row of the oracle table: one row per captured page and
+// oracle element, the page's actionable elements by Chromium's
+// accessibility tree rather than our capture's rules (nodes with a widget
+// role, or keyboard-focusable, not ignored, hidden or disabled, with a
+// non-empty box; document and frame roots never count), in tree order. It
+// exists for pages whose accessibility tree was stored. It joins PageRow on
+// page_id (and run_id), and ElementRow on capture_element = element.
+type OracleRow struct {
+	// RunID identifies the run; see PageRow.RunID.
+	RunID string `parquet:"run_id"`
+	// PageID is the page's ID; see PageRow.PageID.
+	PageID string `parquet:"page_id"`
+	// SchemaVersion is the version of the dataset schema the row was
+	// written with (SchemaVersion of package dataset), so that a union of
+	// parts written by two versions can be told apart.
+	SchemaVersion int64 `parquet:"schema_version"`
+	// URL is the page's input URL, repeated from the pages table.
+	URL string `parquet:"url"`
+	// Element is the oracle element's number within the page, from 0 in
+	// tree order.
+	Element int64 `parquet:"element"`
+	// Role is Chromium's role of the node, e.g. "button".
+	Role string `parquet:"role"`
+	// Name is Chromium's accessible name of the node.
+	Name string `parquet:"name"`
+	// X is the left edge of the node's border box, in page coordinates
+	// (CSS pixels).
+	X float64 `parquet:"x"`
+	// Y is the top edge of the border box, in page coordinates (CSS
+	// pixels).
+	Y float64 `parquet:"y"`
+	// Width is the border box's width in CSS pixels.
+	Width float64 `parquet:"width"`
+	// Height is the border box's height in CSS pixels.
+	Height float64 `parquet:"height"`
+	// Frame is how many frames deep the node is (0 in the main document).
+	Frame int64 `parquet:"frame"`
+	// QualifiedBy says why the node is an oracle element: "role" (a widget
+	// role) or "focusable" (keyboard-focusable).
+	QualifiedBy string `parquet:"qualified_by"`
+	// OutsidePX is the node's distance outside the viewport in CSS pixels:
+	// the smallest viewport_expansion whose window meets its box (0 on
+	// screen); null when no expansion up to 2^24 does.
+	OutsidePX *int64 `parquet:"outside_px"`
+	// InWholePage is true when the node's box meets the whole-page window
+	// (the scrollable document): it counts in oracle_in_window at
+	// viewport_expansion -1.
+	InWholePage bool `parquet:"in_whole_page"`
+	// CaptureElement is the capture element the node was tied to (the
+	// elements table's element, when that element is interactive by our
+	// rules); null when none was found.
+	CaptureElement *int64 `parquet:"capture_element"`
+	// MatchedBy says how it was tied: "identity" (the browser resolved the
+	// node's DOM node to the element the capture saw) or "geometry" (the
+	// capture element in the same frame whose box overlaps most, the roles
+	// agreeing first); empty when it was not tied.
+	MatchedBy string `parquet:"matched_by"`
+	// MissReason says why the fast action space of the whole page
+	// (viewport_expansion -1) gave the node no handle: outside_window (its
+	// box misses the whole-page window), occluded, modal_backdrop, nested,
+	// hidden, disabled, not_interactive (our rules' verdict on its capture
+	// element), label_of_control, or not_captured (no capture element);
+	// null when it got one.
+	MissReason *string `parquet:"miss_reason"`
 }
 
 // HTMLMetrics are the size and token counts of a page's HTML, shared by

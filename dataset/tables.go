@@ -13,9 +13,11 @@ import (
 // The layout of a dataset at a location DIR (a directory or a bucket
 // prefix): one folder per table, and in each the part files.
 //
-//	DIR/pages/part-00000.parquet   DIR/spaces/part-00000.parquet   DIR/blobs/part-00000.parquet
-//	DIR/pages/part-00001.parquet   DIR/spaces/part-00001.parquet   DIR/blobs/part-00001.parquet
+//	DIR/pages/part-00000.parquet   DIR/spaces/part-00000.parquet   DIR/blobs/part-00000.parquet   …
+//	DIR/pages/part-00001.parquet   DIR/spaces/part-00001.parquet   DIR/blobs/part-00001.parquet   …
 //	...
+//
+// The tables: pages, spaces, blobs, elements and oracle (see tableDefs).
 //
 // Parts with the same name hold the same pages: their pages rows in one
 // table and the rows they gave every other table in the others. A writer
@@ -41,6 +43,10 @@ const (
 	SpacesDir = "spaces"
 	// BlobsDir is the folder of the blobs table.
 	BlobsDir = "blobs"
+	// ElementsDir is the folder of the elements table.
+	ElementsDir = "elements"
+	// OracleDir is the folder of the oracle table.
+	OracleDir = "oracle"
 	// PartExt is the extension of a complete part file.
 	PartExt = ".parquet"
 	// PendingPrefix and PendingExt frame the name of a part file that is
@@ -50,12 +56,14 @@ const (
 	// LocksDir is the folder, at the dataset's root, of the partitions'
 	// locks (see [OpenOutput]).
 	LocksDir = "_locks"
-	// PagesGlob, SpacesGlob and BlobsGlob match every part of each table
-	// relative to the dataset directory, in the ** syntax of DuckDB and
-	// Spark.
-	PagesGlob  = PagesDir + "/**/*" + PartExt
-	SpacesGlob = SpacesDir + "/**/*" + PartExt
-	BlobsGlob  = BlobsDir + "/**/*" + PartExt
+	// PagesGlob, SpacesGlob, BlobsGlob, ElementsGlob and OracleGlob match
+	// every part of each table relative to the dataset directory, in the **
+	// syntax of DuckDB and Spark.
+	PagesGlob    = PagesDir + "/**/*" + PartExt
+	SpacesGlob   = SpacesDir + "/**/*" + PartExt
+	BlobsGlob    = BlobsDir + "/**/*" + PartExt
+	ElementsGlob = ElementsDir + "/**/*" + PartExt
+	OracleGlob   = OracleDir + "/**/*" + PartExt
 )
 
 // partPrefix starts every part file name: part-00042.parquet.
@@ -126,6 +134,8 @@ func tableDefs() []table {
 			}
 			return []BlobRow{*r.Blob}
 		}),
+		defineTable(ElementsDir, DefaultRowGroupRows, func(r *Rows) []ElementRow { return r.Elements }),
+		defineTable(OracleDir, DefaultRowGroupRows, func(r *Rows) []OracleRow { return r.Oracle }),
 		defineTable(PagesDir, pagesRowGroup, func(r *Rows) []PageRow { return []PageRow{r.Page} }),
 	}
 }

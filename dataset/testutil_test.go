@@ -69,6 +69,47 @@ func pageRow(i int) PageRow {
 	if i%2 == 0 {
 		r.ScreenshotMS = ptr(35.5 + float64(i))
 	}
+	if i%5 == 0 {
+		r.AXTreeMS, r.AISnapshotMS = ptr(80.25+float64(i)), ptr(40.5)
+	} else if i%5 == 1 {
+		r.AXTreeMS, r.AXTreeSkipped = ptr(3.5), SkippedTooLarge
+		r.AISnapshotSkipped = SkippedFailed
+	}
+	return r
+}
+
+// elementRow returns the i-th test elements row: every third with a
+// label, an ID at the whole page and an oracle element; others extra.
+func elementRow(i int) ElementRow {
+	r := ElementRow{RunID: "run-1", PageID: fmt.Sprintf("p%06d", i/4), SchemaVersion: SchemaVersion,
+		URL: fmt.Sprintf("http://127.0.0.1:8080/page/%d", i/4), Element: int64(3 * i), Tag: "button", Role: "button",
+		Name: fmt.Sprintf("Go %d", i), Locator: fmt.Sprintf("/html/body/button[%d]", i+1),
+		X: 10.5, Y: float64(40 * i), Width: 80, Height: 24.25, Frame: int64(i % 2), Shadow: i%3 == 1,
+		Occluded: i%7 == 3, Nested: i%5 == 4, InModal: i%6 == 5, Signals: "tag,cursor"}
+	if i%3 == 0 {
+		r.LabelFor = ptr(int64(3*i + 1))
+		r.WholePageID = ptr(fmt.Sprintf("B%d", i+1))
+		r.OracleElement = ptr(int64(i))
+		r.OutsidePX = ptr(int64(10 * i))
+	} else {
+		r.WholePageExclusion = "occluded"
+		r.ExtraReason = ptr("cursor")
+	}
+	return r
+}
+
+// oracleRow returns the i-th test oracle row: every other one tied and
+// handled, the others missed.
+func oracleRow(i int) OracleRow {
+	r := OracleRow{RunID: "run-1", PageID: fmt.Sprintf("p%06d", i/4), SchemaVersion: SchemaVersion,
+		URL: fmt.Sprintf("http://127.0.0.1:8080/page/%d", i/4), Element: int64(i), Role: "link", Name: fmt.Sprintf("Link %d", i),
+		X: 1, Y: float64(20 * i), Width: 50.5, Height: 18, Frame: int64(i % 3), QualifiedBy: "role", InWholePage: i%4 != 3}
+	if i%2 == 0 {
+		r.CaptureElement, r.MatchedBy = ptr(int64(2*i)), "identity"
+		r.OutsidePX = ptr(int64(i))
+	} else {
+		r.MissReason = ptr("not_captured")
+	}
 	return r
 }
 
@@ -123,6 +164,7 @@ func spaceRow(i int) SpaceRow {
 			RatioCL100K:  ptr(41.5),
 			RatioO200K:   nil, // e.g. the HTML count was missing
 			RenderMS:     0.75,
+			ExtraHandles: ptr(int64(i % 4)),
 			TokenizeMS:   0.5,
 		},
 	}
@@ -132,6 +174,10 @@ func spaceRow(i int) SpaceRow {
 	r.PerceptionBytes = int64(len(r.PerceptionText))
 	r.PerceptionTokensCL100K = ptr(int64(25 + i))
 	r.PerceptionTokensO200K = ptr(int64(24 + i))
+	if i%4 != 3 {
+		r.OracleInWindow = ptr(int64(10 + i))
+		r.Recall = ptr(float64(5+i%5) / float64(10+i))
+	}
 	// Reads return an empty, non-nil list for a row without actions.
 	r.Actions = []Action{}
 	for k := range i % 4 {

@@ -19,11 +19,13 @@ import (
 // parent and label indices are renumbered. The page counts add up; the
 // frame's own page info (URL, title, viewport) is dropped.
 //
-// A number in frames that no rendered iframe of c carries is an error, and
-// c is left unchanged.
-func Stitch(c *Capture, frames map[int]*Capture) error {
+// It returns where every node went (see [Stitched]): whatever refers to a
+// node by its index in c or in a frame's capture (the browser's DOM
+// identity of the captured elements) must follow. A number in frames that
+// no rendered iframe of c carries is an error, and c is left unchanged.
+func Stitch(c *Capture, frames map[int]*Capture) (Stitched, error) {
 	if len(frames) == 0 {
-		return nil
+		return Stitched{}, nil
 	}
 	at := make(map[int]int, len(frames)) // iframe node index → frame number
 	found := make(map[int]bool, len(frames))
@@ -35,7 +37,7 @@ func Stitch(c *Capture, frames map[int]*Capture) error {
 			continue
 		}
 		if n.Kind != ElementNode || n.FrameBox == nil {
-			return fmt.Errorf("stitch frame %d: node %d is not a rendered frame", n.CrossOrigin, i)
+			return Stitched{}, fmt.Errorf("stitch frame %d: node %d is not a rendered frame", n.CrossOrigin, i)
 		}
 		at[i] = n.CrossOrigin
 		found[n.CrossOrigin] = true
@@ -43,13 +45,14 @@ func Stitch(c *Capture, frames map[int]*Capture) error {
 	}
 	for num := range frames {
 		if !found[num] {
-			return fmt.Errorf("stitch frame %d: no such cross-origin frame in the capture", num)
+			return Stitched{}, fmt.Errorf("stitch frame %d: no such cross-origin frame in the capture", num)
 		}
 	}
 
 	page := c.Page
 	out := make([]Node, 0, len(c.Nodes)+added)
 	newIndex := make([]int, len(c.Nodes))
+	starts := make(map[int]int, len(frames))
 	for i := range c.Nodes {
 		n := c.Nodes[i]
 		newIndex[i] = len(out)
@@ -59,6 +62,7 @@ func Stitch(c *Capture, frames map[int]*Capture) error {
 		out = append(out, n)
 		if num, ok := at[i]; ok {
 			f := frames[num]
+			starts[num] = len(out)
 			out = appendFrame(out, newIndex[i], &c.Nodes[i], f)
 			page.Elements += f.Page.Elements
 			page.Texts += f.Page.Texts
@@ -83,10 +87,30 @@ func Stitch(c *Capture, frames map[int]*Capture) error {
 	}
 	stitched := Capture{Version: c.Version, Page: page, Nodes: out}
 	if err := stitched.check(); err != nil {
-		return fmt.Errorf("stitch frames: %w", err)
+		return Stitched{}, fmt.Errorf("stitch frames: %w", err)
 	}
 	*c = stitched
-	return nil
+	return Stitched{Index: newIndex, Frames: starts}, nil
+}
+
+// Stitched says where [Stitch] put the nodes: a frame's nodes keep their
+// order and follow each other from their start, so node j of frame num is
+// now at Frames[num] + j.
+type Stitched struct {
+	// Index[i] is the new index of node i of the capture stitched into;
+	// nil when nothing moved (no frames).
+	Index []int
+	// Frames maps each frame number stitched in to the new index of the
+	// frame capture's first node.
+	Frames map[int]int
+}
+
+// Node returns the new index of node i of the capture stitched into.
+func (s Stitched) Node(i int) int {
+	if s.Index == nil {
+		return i
+	}
+	return s.Index[i]
 }
 
 // appendFrame appends the nodes of frame f, whose iframe is host (at index

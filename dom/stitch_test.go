@@ -43,7 +43,7 @@ func stitchFrame() *Capture {
 
 func TestStitch(t *testing.T) {
 	c := stitchMain()
-	if err := Stitch(c, map[int]*Capture{1: stitchFrame()}); err != nil {
+	if _, err := Stitch(c, map[int]*Capture{1: stitchFrame()}); err != nil {
 		t.Fatal(err)
 	}
 	type row struct {
@@ -112,7 +112,7 @@ func TestStitch(t *testing.T) {
 func TestStitch_HiddenFrame(t *testing.T) {
 	c := stitchMain()
 	c.Nodes[2].AriaHidden = 1
-	if err := Stitch(c, map[int]*Capture{1: stitchFrame()}); err != nil {
+	if _, err := Stitch(c, map[int]*Capture{1: stitchFrame()}); err != nil {
 		t.Fatal(err)
 	}
 	for i := 3; i <= 9; i++ {
@@ -140,7 +140,7 @@ func TestStitch_Errors(t *testing.T) {
 				tt.change(c)
 			}
 			before := len(c.Nodes)
-			err := Stitch(c, tt.frames)
+			_, err := Stitch(c, tt.frames)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Stitch error = %v, want %q", err, tt.want)
 			}
@@ -150,7 +150,7 @@ func TestStitch_Errors(t *testing.T) {
 		})
 	}
 	c := stitchMain()
-	if err := Stitch(c, nil); err != nil || len(c.Nodes) != 5 {
+	if _, err := Stitch(c, nil); err != nil || len(c.Nodes) != 5 {
 		t.Errorf("Stitch with no frames: %v, %d nodes", err, len(c.Nodes))
 	}
 }
@@ -170,7 +170,7 @@ func TestStitch_CapsAndLocators(t *testing.T) {
 	f.Nodes[2].Attrs = [][2]string{{"id", "go"}}
 	local := NewTree(f)
 	wantButton, wantInput := local.Locator(2), local.Locator(6)
-	if err := Stitch(c, map[int]*Capture{1: f}); err != nil {
+	if _, err := Stitch(c, map[int]*Capture{1: f}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := c.Page.Capped, []string{CapTitle, CapText, CapNodes}; !reflect.DeepEqual(got, want) {
@@ -191,5 +191,37 @@ func TestStitch_CapsAndLocators(t *testing.T) {
 		if got, want := tree.Locator(node), frame+LocatorSeparator+local; got != want {
 			t.Errorf("stitched node %d: Locator = %q, want %q", node, got, want)
 		}
+	}
+}
+
+// TestStitch_Index: Stitch says where every node of the page and of the
+// frame went, which is what ties the browser's DOM identity of a captured
+// element to its stored index.
+func TestStitch_Index(t *testing.T) {
+	c, f := stitchMain(), stitchFrame()
+	before, frame := append([]Node(nil), c.Nodes...), append([]Node(nil), f.Nodes...)
+	st, err := Stitch(c, map[int]*Capture{1: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := st.Index, []int{0, 1, 2, 10, 11}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Index = %v, want %v", got, want)
+	}
+	if got, want := st.Frames, map[int]int{1: 3}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Frames = %v, want %v", got, want)
+	}
+	for i, n := range before {
+		if got := c.Nodes[st.Node(i)]; got.Tag != n.Tag || got.Text != n.Text {
+			t.Errorf("page node %d (%s) went to %d, a %s", i, n.Tag, st.Node(i), got.Tag)
+		}
+	}
+	for j, n := range frame {
+		if got := c.Nodes[st.Frames[1]+j]; got.Tag != n.Tag || got.Text != n.Text || got.Kind != n.Kind {
+			t.Errorf("frame node %d (%s %q) went to %d, a %s %q", j, n.Tag, n.Text, st.Frames[1]+j, got.Tag, got.Text)
+		}
+	}
+	none, err := Stitch(stitchMain(), nil)
+	if err != nil || none.Index != nil || none.Node(4) != 4 {
+		t.Errorf("no frames: %+v, %v; want nothing moved", none, err)
 	}
 }

@@ -232,7 +232,7 @@ func (t *Tree) Select(opts Options) *View {
 		if !t.candidate[i] || nd.Occluded() || !inWindow(nd, win, opts.Expansion) {
 			continue
 		}
-		if t.nested[i] && !nd.distinct() {
+		if t.Nested(i) {
 			continue
 		}
 		emit[i] = true
@@ -366,3 +366,17 @@ func appendWords(b *strings.Builder, s string) {
 
 // Role returns the role of node i ("" for text and role-less elements).
 func (t *Tree) Role(i int) string { return t.roles[i] }
+
+// Interactive reports whether node i is a candidate for an ID: an element
+// interactive by its own signals, enabled and visible (PERCEPTION.md §1).
+// Whether a view gives it one is then up to the window, occlusion, nesting,
+// labels and modal dialogs ([View.Why] says which).
+func (t *Tree) Interactive(i int) bool { return t.candidate[i] }
+
+// Nested reports whether node i is inside an interactive element and not
+// a distinct control: it never gets an ID of its own, whatever the window.
+func (t *Tree) Nested(i int) bool { return t.nested[i] && !t.Capture.Nodes[i].distinct() }
+
+// InModal reports whether node i is, or is inside, a visible modal
+// dialog: when a view gives such a node an ID, only those nodes get IDs.
+func (t *Tree) InModal(i int) bool { return t.inModal[i] }

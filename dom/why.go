@@ -66,7 +66,7 @@ func (v *View) Why() []Exclusion {
 			out[i] = Occluded
 		case !inWindow(nd, v.Window, v.Options.Expansion):
 			out[i] = OutsideWindow
-		case t.nested[i] && !nd.distinct():
+		case t.Nested(i):
 			out[i] = Nested
 		case nd.Tag == "label" && nd.LabelFor > 0 && emitted[nd.LabelFor]:
 			out[i] = LabelOfControl

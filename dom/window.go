@@ -25,6 +25,15 @@ func (t *Tree) EntryExpansion(i int) int {
 	if nd.ClipRect != nil {
 		r = *nd.ClipRect
 	}
+	return t.BoxExpansion(r)
+}
+
+// BoxExpansion returns the smallest viewport_expansion E >= 0 whose window
+// meets the box r (Rect.Intersects, the test [Tree.Select] applies to the
+// part of an element's box left visible, and the oracle to an element's
+// box), or -1 when no E up to MaxExpansion does (an empty box, or one too
+// far away).
+func (t *Tree) BoxExpansion(r Rect) int {
 	if !(r[2] > 0 && r[3] > 0) {
 		return -1
 	}
@@ -41,7 +50,7 @@ func (t *Tree) EntryExpansion(i int) int {
 		e = int(math.Floor(gap)) + 1
 	}
 	// Settle float rounding against the test itself.
-	in := func(e int) bool { return inWindow(nd, window(p, e), e) }
+	in := func(e int) bool { return r.Intersects(window(p, e)) }
 	for k := 0; k < 3 && e > 0 && in(e-1); k++ {
 		e--
 	}
@@ -53,6 +62,11 @@ func (t *Tree) EntryExpansion(i int) int {
 	}
 	return e
 }
+
+// Window returns the window of viewport_expansion e in page coordinates:
+// the viewport grown by e on every side, the scrollable document for
+// WholePage (what [View.Window] holds).
+func (t *Tree) Window(e int) Rect { return window(t.Capture.Page, e) }
 
 // Expansions returns the expansions at which a view under the text policy
 // can change, ascending: 0 (the screen) and the entry expansion of every

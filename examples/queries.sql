@@ -7,9 +7,9 @@
 --   cd results/runs/<run-id> && duckdb < ../../../examples/queries.sql
 --
 -- or, in the DuckDB CLI started in that directory,
--- `.read ../../../examples/queries.sql`. The first block creates two views,
--- `pages` and `spaces`, over every part of each table; every other query
--- reads only those views. From Python or a notebook, run the first block
+-- `.read ../../../examples/queries.sql`. The first block creates a view per
+-- table (`pages`, `spaces`, `elements`, `oracle`) over every part of it;
+-- every other query reads only those views. From Python or a notebook, run the first block
 -- with absolute paths, then any query as is.
 --
 -- Each query starts with a `-- name: <slug>` line and a one-line
@@ -19,9 +19,11 @@
 -- See docs/dataset.md for what every column means.
 
 -- name: views
--- The two tables as views over all their part files, relative to the current directory.
+-- The tables as views over all their part files, relative to the current directory.
 CREATE OR REPLACE VIEW pages AS SELECT * FROM read_parquet('pages/**/*.parquet');
 CREATE OR REPLACE VIEW spaces AS SELECT * FROM read_parquet('spaces/**/*.parquet');
+CREATE OR REPLACE VIEW elements AS SELECT * FROM read_parquet('elements/**/*.parquet');
+CREATE OR REPLACE VIEW oracle AS SELECT * FROM read_parquet('oracle/**/*.parquet');
 
 -- name: tokens-per-page
 -- Action-space tokens per page by mode, viewport expansion and text policy (median, p90), next to the raw HTML's.
@@ -37,6 +39,7 @@ SELECT
     median(p.html_tokens_cl100k)                  AS median_html_tokens
 FROM spaces s
 JOIN pages p USING (run_id, page_id)
+WHERE s.format = 'actionspace'
 GROUP BY s.mode, s.viewport_expansion, s.text_policy
 ORDER BY s.mode, s.viewport_expansion = -1, s.viewport_expansion, s.text_policy;
 
@@ -54,6 +57,7 @@ SELECT
     round(max(ratio_cl100k), 1)                 AS max_cl100k,
     round(median(ratio_o200k), 1)               AS median_o200k
 FROM spaces
+WHERE format = 'actionspace'
 GROUP BY mode, viewport_expansion, text_policy
 ORDER BY mode, viewport_expansion = -1, viewport_expansion, text_policy;
 
@@ -67,7 +71,7 @@ SELECT
     2 * ratio_from                    AS ratio_to,
     count(*)                          AS pages
 FROM spaces
-WHERE ratio_cl100k > 0
+WHERE format = 'actionspace' AND ratio_cl100k > 0
 GROUP BY mode, viewport_expansion, text_policy, ratio_from
 ORDER BY mode, viewport_expansion = -1, viewport_expansion, text_policy, ratio_from;
 
@@ -106,6 +110,7 @@ SELECT
     sum(action_count)::BIGINT       AS ids,
     round(avg(action_count), 1)     AS ids_per_page
 FROM spaces
+WHERE format = 'actionspace'
 GROUP BY mode, viewport_expansion, text_policy
 ORDER BY mode, viewport_expansion = -1, viewport_expansion, text_policy;
 
@@ -120,6 +125,79 @@ SELECT
 FROM (SELECT page_id, viewport_expansion, unnest(actions) AS a FROM spaces WHERE mode = 'fast')
 GROUP BY viewport_expansion, a.role, a.kind
 ORDER BY viewport_expansion = -1, viewport_expansion, actions DESC, a.role, a.kind;
+
+-- name: formats-side-by-side
+-- Every format at every window: median tokens and handles, median recall against the oracle, and the oracle elements in the windows, those handled and the extra handles (actionspace in fast mode; html has no handles and no recall).
+SELECT
+    format,
+    viewport_expansion,
+    count(*)                                      AS pages,
+    median(tokens_cl100k)                         AS median_tokens,
+    median(action_count)                          AS median_handles,
+    round(median(recall), 3)                      AS median_recall,
+    sum(oracle_in_window)::BIGINT                 AS oracle_elements,
+    sum(round(recall * oracle_in_window))::BIGINT AS handled,
+    sum(extra_handles)::BIGINT                    AS extra_handles
+FROM spaces
+WHERE mode IN ('fast', '')
+GROUP BY format, viewport_expansion
+ORDER BY format, viewport_expansion = -1, viewport_expansion;
+
+-- name: elements-match-action-count
+-- Any window's IDs from the elements table: within outside_px, neither occluded nor nested, no label whose control has an ID, only a modal's when one has an ID; per page at E=500, beside the spaces row.
+WITH e AS (
+    SELECT * FROM elements
+    WHERE outside_px <= 500 AND NOT occluded AND NOT nested
+),
+labels_kept AS (
+    SELECT e.* FROM e
+    WHERE e.label_for IS NULL OR NOT EXISTS (
+        SELECT 1 FROM e c
+        WHERE c.run_id = e.run_id AND c.page_id = e.page_id AND c.element = e.label_for)
+),
+modal AS (
+    SELECT *, bool_or(in_modal) OVER (PARTITION BY run_id, page_id) AS page_modal FROM labels_kept
+),
+ids AS (
+    SELECT run_id, page_id, count(*) FILTER (WHERE in_modal OR NOT page_modal) AS ids
+    FROM modal
+    GROUP BY run_id, page_id
+)
+SELECT
+    p.url,
+    coalesce(ids.ids, 0)                  AS element_ids,
+    s.action_count,
+    coalesce(ids.ids, 0) = s.action_count AS equal
+FROM spaces s
+JOIN pages p USING (run_id, page_id)
+LEFT JOIN ids USING (run_id, page_id)
+WHERE s.format = 'actionspace' AND s.mode = 'fast' AND s.viewport_expansion = 500
+ORDER BY equal, p.url;
+
+-- name: recall-misses-by-reason
+-- Oracle elements the fast action space of the whole page gave no handle, by reason, with an example; those outside the whole-page window are counted apart (they are not in its recall).
+SELECT
+    miss_reason,
+    count(*) FILTER (WHERE in_whole_page)     AS misses,
+    count(*) FILTER (WHERE NOT in_whole_page) AS outside_whole_page,
+    count(DISTINCT page_id)                   AS pages,
+    min(role || ' "' || name || '"')          AS example
+FROM oracle
+WHERE miss_reason IS NOT NULL
+GROUP BY miss_reason
+ORDER BY misses DESC, miss_reason;
+
+-- name: extra-handles-by-reason
+-- IDs of the whole page that stand for no oracle element, by why our rules found the element interactive (its strongest signal), with an example.
+SELECT
+    extra_reason,
+    count(*)                                              AS extra_handles,
+    count(DISTINCT page_id)                               AS pages,
+    min(whole_page_id || ' <' || tag || '> "' || name || '"') AS example
+FROM elements
+WHERE whole_page_id IS NOT NULL AND extra_reason IS NOT NULL
+GROUP BY extra_reason
+ORDER BY extra_handles DESC, extra_reason;
 
 -- name: error-kinds
 -- Failed pages by error kind and HTTP status, with an example URL and message of each.

@@ -265,7 +265,15 @@ type crawl struct {
 	runID      string
 	files      int               // part files, pages and spaces
 	idsPerExp  map[int64]float64 // from ids-per-letter, for actions-by-role
+	// wholeMisses and wholeExtras are the oracle elements without a handle
+	// and the extra handles of the fast action spaces of the whole page,
+	// from formats-side-by-side, for the tables' queries.
+	wholeMisses, wholeExtras float64
 }
+
+// rowsPerPage is the number of spaces rows a page gets: actionspace,
+// playwright-ai and axtree at every expansion, html once.
+func (c *crawl) rowsPerPage() int { return 3*len(c.expansions) + 1 }
 
 // check is what a query's result must look like.
 type check struct {
@@ -310,9 +318,9 @@ func checks() map[string]check {
 						t.Errorf("row %d: o200k median %v, p90 %v", i, m, p)
 					}
 				}
-				// Rows are ordered 0, then -1: the whole page costs at least
-				// as much as the viewport.
-				if zero, whole := r.num(t, 0, "median_tokens"), r.num(t, 1, "median_tokens"); whole < zero {
+				// Rows are ordered 0 … -1: the whole page costs at least as
+				// much as the viewport.
+				if zero, whole := r.num(t, 0, "median_tokens"), r.num(t, len(r.rows)-1, "median_tokens"); whole < zero {
 					t.Errorf("median tokens at -1 = %v, less than at 0 = %v", whole, zero)
 				}
 			},
@@ -331,7 +339,7 @@ func checks() map[string]check {
 					}
 				}
 				// A larger window has more text, so a smaller ratio.
-				if zero, whole := r.num(t, 0, "median_cl100k"), r.num(t, 1, "median_cl100k"); whole > zero {
+				if zero, whole := r.num(t, 0, "median_cl100k"), r.num(t, len(r.rows)-1, "median_cl100k"); whole > zero {
 					t.Errorf("median ratio at -1 = %v, more than at 0 = %v", whole, zero)
 				}
 			},
@@ -402,7 +410,7 @@ func checks() map[string]check {
 					}
 					c.idsPerExp[e] = ids
 				}
-				if zero, whole := r.num(t, 0, "ids"), r.num(t, 1, "ids"); whole < zero {
+				if zero, whole := r.num(t, 0, "ids"), r.num(t, len(r.rows)-1, "ids"); whole < zero {
 					t.Errorf("IDs at -1 = %v, fewer than at 0 = %v", whole, zero)
 				}
 			},
@@ -429,6 +437,99 @@ func checks() map[string]check {
 				}
 			},
 		},
+		"formats-side-by-side": {
+			[]string{"format", "viewport_expansion", "pages", "median_tokens", "median_handles", "median_recall", "oracle_elements", "handled", "extra_handles"},
+			func(t *testing.T, c *crawl, r result) {
+				if got, want := len(r.rows), c.rowsPerPage(); got != want {
+					t.Fatalf("%d rows, want one per format and window, %d", got, want)
+				}
+				tokens := map[string]float64{}
+				for i := range r.rows {
+					format, e := r.str(t, i, "format"), r.get(t, i, "viewport_expansion").(int64)
+					if r.num(t, i, "pages") != float64(c.pages) {
+						t.Errorf("row %d: %v pages, want %d", i, r.num(t, i, "pages"), c.pages)
+					}
+					if format == "html" {
+						if e != -1 || r.get(t, i, "median_recall") != nil || r.get(t, i, "handled") != nil || r.num(t, i, "oracle_elements") <= 0 ||
+							r.num(t, i, "median_handles") != 0 || r.num(t, i, "extra_handles") != 0 {
+							t.Errorf("html: row %v, want the whole page only, no handles, no recall", r.rows[i])
+						}
+					} else {
+						if rec := r.num(t, i, "median_recall"); rec <= 0.5 || rec > 1 {
+							t.Errorf("%s E=%d: median recall %v", format, e, rec)
+						}
+						if h, o := r.num(t, i, "handled"), r.num(t, i, "oracle_elements"); h <= 0 || h > o {
+							t.Errorf("%s E=%d: %v of %v oracle elements handled", format, e, h, o)
+						}
+					}
+					if e == -1 {
+						tokens[format] = r.num(t, i, "median_tokens")
+						if format == "actionspace" {
+							c.wholeMisses = r.num(t, i, "oracle_elements") - r.num(t, i, "handled")
+							c.wholeExtras = r.num(t, i, "extra_handles")
+						}
+					}
+				}
+				// The whole page: the action space is the cheapest format,
+				// the HTML the dearest.
+				for _, f := range []string{"playwright-ai", "axtree", "html"} {
+					if tokens[f] <= tokens["actionspace"] || tokens["html"] < tokens[f] {
+						t.Errorf("median tokens at the whole page %v: want actionspace < %s <= html", tokens, f)
+					}
+				}
+			},
+		},
+		"elements-match-action-count": {
+			[]string{"url", "element_ids", "action_count", "equal"},
+			func(t *testing.T, c *crawl, r result) {
+				if len(r.rows) != c.pages {
+					t.Fatalf("%d rows, want one per page (%d)", len(r.rows), c.pages)
+				}
+				for i := range r.rows {
+					if r.get(t, i, "equal") != true || r.num(t, i, "element_ids") != r.num(t, i, "action_count") {
+						t.Errorf("%s: %v IDs from the elements table, action_count %v", r.str(t, i, "url"), r.get(t, i, "element_ids"), r.get(t, i, "action_count"))
+					}
+				}
+			},
+		},
+		"recall-misses-by-reason": {
+			[]string{"miss_reason", "misses", "outside_whole_page", "pages", "example"},
+			func(t *testing.T, c *crawl, r result) {
+				got, sum := map[string]float64{}, 0.0
+				for i := range r.rows {
+					if m := r.num(t, i, "misses"); m > 0 {
+						got[r.str(t, i, "miss_reason")] = m
+						sum += m
+					}
+					if r.str(t, i, "example") == "" {
+						t.Errorf("row %d: no example", i)
+					}
+				}
+				if sum != c.wholeMisses {
+					t.Errorf("%v misses by reason, %v from the spaces rows", sum, c.wholeMisses)
+				}
+				// The oracle's figures on the stored corpus (oracle.TestOracle_MissReasons).
+				if got, want := fmt.Sprint(got), "map[disabled:1 hidden:1 modal_backdrop:21 occluded:21]"; got != want {
+					t.Errorf("misses by reason %s, want %s", got, want)
+				}
+			},
+		},
+		"extra-handles-by-reason": {
+			[]string{"extra_reason", "extra_handles", "pages", "example"},
+			func(t *testing.T, c *crawl, r result) {
+				got, sum := map[string]float64{}, 0.0
+				for i := range r.rows {
+					got[r.str(t, i, "extra_reason")] = r.num(t, i, "extra_handles")
+					sum += r.num(t, i, "extra_handles")
+				}
+				if sum != c.wholeExtras {
+					t.Errorf("%v extra handles by reason, %v from the spaces rows", sum, c.wholeExtras)
+				}
+				if got, want := fmt.Sprint(got), "map[cursor:1 handler:6]"; got != want {
+					t.Errorf("extra handles by reason %s, want %s", got, want)
+				}
+			},
+		},
 		"error-kinds": {
 			[]string{"error_kind", "http_status", "pages", "example_url", "example_message"},
 			func(t *testing.T, c *crawl, r result) {
@@ -448,7 +549,7 @@ func checks() map[string]check {
 					t.Fatalf("%d rows, want 1 (one run)", len(r.rows))
 				}
 				got := []float64{r.num(t, 0, "pages"), r.num(t, 0, "ok"), r.num(t, 0, "failed"), r.num(t, 0, "spaces_rows")}
-				want := []float64{float64(c.pages + 1), float64(c.pages), 1, float64(c.pages * len(c.expansions))}
+				want := []float64{float64(c.pages + 1), float64(c.pages), 1, float64(c.pages * c.rowsPerPage())}
 				if r.get(t, 0, "run_id") != c.runID || !slices.Equal(got, want) {
 					t.Errorf("run %v: pages, ok, failed, spaces = %v, want %s and %v", r.get(t, 0, "run_id"), got, c.runID, want)
 				}
@@ -517,8 +618,8 @@ func checks() map[string]check {
 				if v := values["actionspace.browser_version"]; !strings.Contains(v, ".") {
 					t.Errorf("browser_version = %q", v)
 				}
-				if v := values["actionspace.config"]; !strings.Contains(v, `"viewport_expansions":[0,-1]`) {
-					t.Errorf("config = %q, want viewport_expansions [0,-1]", v)
+				if v := values["actionspace.config"]; !strings.Contains(v, `"viewport_expansions":[0,500,-1]`) {
+					t.Errorf("config = %q, want viewport_expansions [0,500,-1]", v)
 				}
 				if _, ok := values["actionspace.tool_version"]; !ok {
 					t.Errorf("no tool_version")
@@ -592,7 +693,7 @@ func TestQueries(t *testing.T) {
 	}
 	defer srv.Close()
 	urls := corpora.DefaultURLs(srv.URL)
-	c := &crawl{pages: len(urls), notFound: srv.URL + "/no-such-page.html", expansions: []int64{0, -1}, runID: "examples-test"}
+	c := &crawl{pages: len(urls), notFound: srv.URL + "/no-such-page.html", expansions: []int64{0, 500, -1}, runID: "examples-test"}
 	targets, err := pipeline.ReadTargets(strings.NewReader(strings.Join(append(urls, c.notFound), "\n")), pipeline.DefaultSchemes())
 	if err != nil {
 		t.Fatal(err)
@@ -601,7 +702,7 @@ func TestQueries(t *testing.T) {
 	cfg.RunID = c.runID
 	cfg.Workers = 2
 	cfg.Timeout = 20 * time.Second
-	cfg.Expansions = []int{0, -1}
+	cfg.Expansions = []int{0, 500, -1}
 	cfg.Output.PartPages = 6 // several parts per table, which the views must all read
 	out := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -669,7 +770,7 @@ func TestQueries(t *testing.T) {
 	}
 
 	t.Run("types", func(t *testing.T) {
-		for _, table := range []string{"pages", "spaces"} {
+		for _, table := range []string{"pages", "spaces", "elements", "oracle"} {
 			r, err := run(ctx, conn, query{name: "describe " + table, statements: []string{
 				"SELECT column_name, column_type FROM (DESCRIBE " + table + ")"}})
 			if err != nil {
@@ -729,8 +830,10 @@ func cardTypes(t *testing.T, path string) map[string][]cardColumn {
 			typ:  strings.Trim(strings.TrimSpace(cells[2]), "`"),
 		})
 	}
-	if len(types["pages"]) == 0 || len(types["spaces"]) == 0 || len(types["spaces.actions"]) == 0 {
-		t.Fatalf("%s: no column tables for pages, spaces and spaces.actions", path)
+	for _, table := range []string{"pages", "spaces", "elements", "oracle", "spaces.actions"} {
+		if len(types[table]) == 0 {
+			t.Fatalf("%s: no column table for %s", path, table)
+		}
 	}
 	return types
 }

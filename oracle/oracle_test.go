@@ -234,3 +234,37 @@ func TestOracle_Tie(t *testing.T) {
 		t.Errorf("Tie = %s, want %s", got, want)
 	}
 }
+
+// TestOracle_ViewReasons: View says, for every element, whether it got a
+// handle, and when not why: outside_window for an element whose box
+// misses the window, whatever our rules say of its capture element, and
+// their verdict inside the window.
+func TestOracle_ViewReasons(t *testing.T) {
+	c := newCapture()
+	btn := c.el(0, "button", dom.Rect{10, 10, 100, 20}, "tag")
+	far := c.el(0, "button", dom.Rect{10, 2500, 100, 20}, "tag")
+	c.c.Nodes[far].Visible = false
+	tree := dom.NewTree(&c.c)
+	rec := &axtree.Record{Version: axtree.Version, Frames: []axtree.Frame{{Parent: -1, Owner: -1}}, Nodes: []axtree.Node{
+		{Parent: -1, Role: "RootWebArea", Capture: -1},
+		{Parent: 0, Role: "button", Box: box(10, 10, 100, 20), Capture: btn, Tag: "button"},
+		{Parent: 0, Role: "button", Box: box(10, 2500, 100, 20), Capture: far, Tag: "button"},
+		{Parent: 0, Role: "link", Box: box(10, 2600, 100, 20), Capture: -1},
+	}}
+	o := New(rec, tree)
+	for _, tt := range []struct {
+		e                int
+		handled, reasons string
+	}{
+		{0, "[true false false]", "[ outside_window outside_window]"},
+		{dom.WholePage, "[true false false]", "[ hidden not_captured]"},
+	} {
+		res := o.View(tree.Select(dom.Options{Expansion: tt.e}))
+		if got := fmt.Sprint(res.Handled); got != tt.handled {
+			t.Errorf("E=%d: handled %s, want %s", tt.e, got, tt.handled)
+		}
+		if got := fmt.Sprint(res.Reasons); got != tt.reasons {
+			t.Errorf("E=%d: reasons %s, want %s", tt.e, got, tt.reasons)
+		}
+	}
+}

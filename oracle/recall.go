@@ -76,6 +76,13 @@ type Result struct {
 	Score  Score
 	Misses []Miss
 	Extras []Extra
+	// Handled tells, per element (Oracle.Elements), whether it got a
+	// handle in the view, inside its window or not.
+	Handled []bool
+	// Reasons says, per element without a handle, why: the view's
+	// exclusion of its capture element (outside_window for an element
+	// whose box misses the window), or NotCaptured; "" for the handled.
+	Reasons []string
 }
 
 // InWindow returns the indices of the elements whose box meets win.
@@ -106,8 +113,8 @@ func (o *Oracle) ScoreHandled(win dom.Rect, handled []bool, handles, matched int
 // View scores an actionspace view (fast or deep mode: the IDs are the
 // same). An oracle element is handled when its capture element has an ID,
 // or a label of it does (the label stands for its control). Misses carry
-// the view's reason; extra handles are IDs whose element no oracle
-// element is tied to.
+// the view's reason; extra handles are IDs that stand for no oracle
+// element (see StandsFor).
 func (o *Oracle) View(v *dom.View) Result {
 	nodes := v.Tree.Capture.Nodes
 	// has[i]: element i has an ID, itself or through a label with one (a
@@ -121,39 +128,70 @@ func (o *Oracle) View(v *dom.View) Result {
 			}
 		}
 	}
-	var res Result
+	res := Result{Handled: make([]bool, len(o.Elements)), Reasons: make([]string, len(o.Elements))}
 	why := v.Why()
-	for _, k := range o.InWindow(v.Window) {
+	for k := range o.Elements {
 		e := &o.Elements[k]
-		res.Score.InWindow++
+		in := e.Box.Intersects(v.Window)
+		if in {
+			res.Score.InWindow++
+		}
 		if e.Capture >= 0 && has[e.Capture] {
-			res.Score.Handled++
+			res.Handled[k] = true
+			if in {
+				res.Score.Handled++
+			}
 			continue
 		}
-		m := Miss{Element: k, Role: e.Role, Name: e.Name, Box: e.Box, Capture: e.Capture, Reason: NotCaptured}
-		if e.Capture >= 0 {
-			m.Reason = string(why[e.Capture])
+		reason := NotCaptured
+		switch {
+		case !in:
+			reason = string(dom.OutsideWindow)
+		case e.Capture >= 0:
+			reason = string(why[e.Capture])
 		}
-		res.Misses = append(res.Misses, m)
+		res.Reasons[k] = reason
+		if in {
+			res.Misses = append(res.Misses, Miss{Element: k, Role: e.Role, Name: e.Name, Box: e.Box, Capture: e.Capture, Reason: reason})
+		}
 	}
 	for _, it := range v.Items {
 		if !it.IsAction() {
 			continue
 		}
 		res.Score.Handles++
-		nd := &nodes[it.Node]
-		if len(o.byCapture[it.Node]) > 0 || (nd.Tag == "label" && nd.LabelFor > 0 && len(o.byCapture[nd.LabelFor]) > 0) {
+		if len(o.StandsFor(nodes, it.Node)) > 0 {
 			continue
 		}
 		res.Score.Extra++
-		reason := ""
-		if len(nd.Signals) > 0 {
-			reason = nd.Signals[0]
-		}
+		nd := &nodes[it.Node]
 		res.Extras = append(res.Extras, Extra{
 			ID: it.ID, Capture: it.Node, Tag: nd.Tag, Role: it.Role,
-			Reason: reason, Signals: strings.Join(nd.Signals, ","),
+			Reason: ExtraReason(nd), Signals: strings.Join(nd.Signals, ","),
 		})
 	}
 	return res
+}
+
+// StandsFor returns the oracle elements capture element i stands for: those
+// tied to it, or, for a label of a control, those tied to the control. A
+// handle on an element that stands for none is an extra handle.
+func (o *Oracle) StandsFor(nodes []dom.Node, i int) []int {
+	if k := o.byCapture[i]; len(k) > 0 {
+		return k
+	}
+	if nd := &nodes[i]; nd.Tag == "label" && nd.LabelFor > 0 {
+		return o.byCapture[nd.LabelFor]
+	}
+	return nil
+}
+
+// ExtraReason is why the capture found an element interactive, as an extra
+// handle reports it: its strongest signal, in the capture's order (tag,
+// editable, role, tabindex, handler, cursor, haspopup, label); "" for none.
+func ExtraReason(nd *dom.Node) string {
+	if len(nd.Signals) > 0 {
+		return nd.Signals[0]
+	}
+	return ""
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"actionspace/axtree"
 	"actionspace/dom"
 )
 
@@ -27,8 +28,9 @@ type Browser interface {
 // Browser for a new one. Any other failure leaves it ready for the next URL.
 type Page interface {
 	// Load navigates to url, lets the DOM settle, runs the capture script,
-	// takes a viewport screenshot when the page's config asks for one, and
-	// reads the HTML, all within ctx's deadline (it returns at most about
+	// takes the extras (accessibility tree, AI snapshot) and a viewport
+	// screenshot when the page's config asks for them, and reads the HTML,
+	// all within ctx's deadline (it returns at most about
 	// a second after it). On failure it returns a *PageError and, once
 	// navigation has started, the partial Load: HTTP status (kept for
 	// KindHTTP), content type, final URL and the timings so far.
@@ -75,11 +77,29 @@ type Load struct {
 	// navigations; a refused main navigation fails the load with
 	// KindBlocked instead.
 	BlockedRequests int
+	// AXTree is Chromium's accessibility tree of the captured page state,
+	// every frame included, taken right after the capture (and its
+	// cross-origin frames) when PageConfig.Extras asks for it; nil when it
+	// did not, or the tree was skipped (AXTreeSkipped says why).
+	AXTree *axtree.Record
+	// AXTreeSkipped says why an accessibility tree asked for is nil:
+	// dataset.SkippedTooLarge or dataset.SkippedFailed; empty otherwise.
+	AXTreeSkipped string
+	// AISnapshot is Playwright's AI snapshot of the same page state, with
+	// boxes, taken right after the accessibility tree when PageConfig.Extras
+	// asks for it; nil when it did not, or it was skipped
+	// (AISnapshotSkipped says why).
+	AISnapshot *axtree.Snapshot
+	// AISnapshotSkipped says why an AI snapshot asked for is nil:
+	// dataset.SkippedTooLarge, dataset.SkippedMalformed or
+	// dataset.SkippedFailed; empty otherwise.
+	AISnapshotSkipped string
 	// Navigate is the time to the load event; Settle the wait for a quiet
-	// DOM; CaptureTime the capture script's round trip; Content the time to
+	// DOM; CaptureTime the capture script's round trip; AXTreeTime and
+	// AISnapshotTime the extras' (zero when not taken); Content the time to
 	// read the HTML; ScreenshotTime the screenshot's round trip (zero when
 	// none was taken).
-	Navigate, Settle, CaptureTime, Content, ScreenshotTime time.Duration
+	Navigate, Settle, CaptureTime, AXTreeTime, AISnapshotTime, Content, ScreenshotTime time.Duration
 }
 
 // Defaults for [PageConfig].
@@ -93,6 +113,15 @@ const (
 	// of frames (the attack page of 50) would otherwise take most of the
 	// URL's time limit.
 	DefaultMaxFrames = 10
+	// DefaultMaxAXNodes is the default of ExtrasConfig.MaxAXNodes.
+	// Chromium builds a page's accessibility tree in one reply, about 400
+	// bytes a node, and cannot be interrupted: a table of 3,000 rows (some
+	// 36,000 DOM nodes) took 18 s on a loaded 2-core machine.
+	DefaultMaxAXNodes = 50000
+	// DefaultMaxAISnapshotBytes is the default of
+	// ExtrasConfig.MaxAISnapshotBytes, the capture's own character budget
+	// (dom.DefaultMaxChars).
+	DefaultMaxAISnapshotBytes = dom.DefaultMaxChars
 )
 
 // PageConfig says how every page of a crawl loads a URL: the viewport it
@@ -123,12 +152,54 @@ type PageConfig struct {
 	// Screenshot says whether and how a viewport screenshot is taken and
 	// stored.
 	Screenshot ScreenshotConfig
+	// Extras says which records of the page state, besides the capture,
+	// are taken right after it: the formats other than actionspace render
+	// from them (see Config.UseFormats).
+	Extras ExtrasConfig
+}
+
+// ExtrasConfig says which records of the captured page state a load takes
+// besides the capture, right after it and before the screenshot and the
+// HTML, and how large a page may be for them. A record a page is too large
+// for is skipped, and the pages row says so (axtree_skipped,
+// aisnapshot_skipped).
+type ExtrasConfig struct {
+	// AXTree takes Chromium's accessibility tree of the main frame and
+	// every frame, each node tied to the capture's element by DOM identity
+	// where it can be: the oracle of recall, and the axtree format.
+	AXTree bool
+	// AISnapshot takes Playwright's AI snapshot with boxes (what
+	// Playwright MCP agents read): the playwright-ai format.
+	AISnapshot bool
+	// MaxAXNodes skips the accessibility tree of a page whose DOM (in the
+	// page's process, frames included) holds more nodes (crawl
+	// --max-ax-nodes).
+	MaxAXNodes int
+	// MaxAISnapshotBytes drops an AI snapshot whose text is longer, in
+	// bytes (crawl --max-aisnapshot-bytes).
+	MaxAISnapshotBytes int
+}
+
+// DefaultExtrasConfig takes both records, within the default bounds.
+func DefaultExtrasConfig() ExtrasConfig {
+	return ExtrasConfig{AXTree: true, AISnapshot: true, MaxAXNodes: DefaultMaxAXNodes, MaxAISnapshotBytes: DefaultMaxAISnapshotBytes}
+}
+
+// Validate reports the first invalid setting, naming it.
+func (c ExtrasConfig) Validate() error {
+	switch {
+	case c.MaxAXNodes < 1:
+		return fmt.Errorf("max-ax-nodes: %d, want > 0", c.MaxAXNodes)
+	case c.MaxAISnapshotBytes < 1:
+		return fmt.Errorf("max-aisnapshot-bytes: %d, want > 0", c.MaxAISnapshotBytes)
+	}
+	return nil
 }
 
 // DefaultPageConfig returns the settings crawls start from: a 1280x720
 // viewport, DefaultSettleQuiet and DefaultSettleMax, the capture script's
 // default options, dom.DefaultMaxHTMLBytes of HTML, DefaultMaxFrames
-// frames, the default network policy and no screenshots.
+// frames, the default network policy, both extras and no screenshots.
 func DefaultPageConfig() PageConfig {
 	return PageConfig{
 		ViewportWidth:  DefaultViewportWidth,
@@ -139,6 +210,7 @@ func DefaultPageConfig() PageConfig {
 		MaxHTMLBytes:   dom.DefaultMaxHTMLBytes,
 		MaxFrames:      DefaultMaxFrames,
 		Screenshot:     DefaultScreenshotConfig(),
+		Extras:         DefaultExtrasConfig(),
 	}
 }
 
@@ -164,6 +236,9 @@ func (c PageConfig) Validate() error {
 		return err
 	}
 	if err := c.Script.Validate(); err != nil {
+		return err
+	}
+	if err := c.Extras.Validate(); err != nil {
 		return err
 	}
 	return c.Screenshot.Validate()

@@ -30,6 +30,8 @@ func TestPageConfig_Validate(t *testing.T) {
 		{"unknown format", func(c *PageConfig) { c.Screenshot.Format = "gif" }, "screenshot format"},
 		{"jpeg quality 0", func(c *PageConfig) { c.Screenshot.Quality = 0 }, "screenshot quality"},
 		{"jpeg quality 101", func(c *PageConfig) { c.Screenshot.Quality = 101 }, "screenshot quality"},
+		{"no AX node budget", func(c *PageConfig) { c.Extras.MaxAXNodes = 0 }, "max-ax-nodes"},
+		{"no AI snapshot budget", func(c *PageConfig) { c.Extras.MaxAISnapshotBytes = -1 }, "max-aisnapshot-bytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,11 +54,54 @@ func TestDefaultPageConfig(t *testing.T) {
 	got := DefaultPageConfig()
 	if got.ViewportWidth != DefaultViewportWidth || got.ViewportHeight != DefaultViewportHeight ||
 		got.SettleQuiet != DefaultSettleQuiet || got.SettleMax != DefaultSettleMax || got.Script.MaxNodes == 0 ||
-		got.Screenshot.Mode != ScreenshotsNone || got.Screenshot.Quality != DefaultScreenshotQuality {
+		got.Screenshot.Mode != ScreenshotsNone || got.Screenshot.Quality != DefaultScreenshotQuality ||
+		got.Extras != (ExtrasConfig{AXTree: true, AISnapshot: true, MaxAXNodes: DefaultMaxAXNodes, MaxAISnapshotBytes: DefaultMaxAISnapshotBytes}) {
 		t.Errorf("DefaultPageConfig() = %+v, want every default filled in", got)
 	}
 	if c := DefaultConfig(); !reflect.DeepEqual(c.Page, got) {
 		t.Errorf("DefaultConfig().Page = %+v, want DefaultPageConfig()", c.Page)
+	}
+}
+
+// TestConfig_UseFormats: the formats decide the records a page load takes,
+// and Validate refuses a format whose record is not taken.
+func TestConfig_UseFormats(t *testing.T) {
+	tests := []struct {
+		formats      []string
+		axTree, snap bool
+	}{
+		{[]string{"actionspace"}, false, false},
+		{[]string{"actionspace", "html"}, false, false},
+		{[]string{"actionspace", "axtree"}, true, false},
+		{[]string{"playwright-ai"}, false, true},
+		{[]string{"actionspace", "playwright-ai", "axtree", "html"}, true, true},
+	}
+	for _, tt := range tests {
+		cfg := DefaultConfig()
+		cfg.UseFormats(tt.formats)
+		if cfg.Page.Extras.AXTree != tt.axTree || cfg.Page.Extras.AISnapshot != tt.snap {
+			t.Errorf("UseFormats(%v): extras %+v, want axtree %v, snapshot %v", tt.formats, cfg.Page.Extras, tt.axTree, tt.snap)
+		}
+		if err := cfg.Validate(); err != nil {
+			t.Errorf("UseFormats(%v): Validate() = %v", tt.formats, err)
+		}
+	}
+	for _, tt := range []struct {
+		name   string
+		modify func(*Config)
+		want   string
+	}{
+		{"no formats", func(c *Config) { c.Formats = nil }, "formats: empty"},
+		{"unknown", func(c *Config) { c.Formats = []string{"markdown"} }, "formats"},
+		{"twice", func(c *Config) { c.Formats = []string{"html", "html"} }, "formats"},
+		{"axtree not taken", func(c *Config) { c.Page.Extras.AXTree = false }, "axtree needs"},
+		{"snapshot not taken", func(c *Config) { c.Page.Extras.AISnapshot = false }, "playwright-ai needs"},
+	} {
+		cfg := DefaultConfig()
+		tt.modify(&cfg)
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: Validate() = %v, want an error naming %q", tt.name, err, tt.want)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"actionspace/dataset"
@@ -51,8 +52,12 @@ type Config struct {
 	// ResumeKeepFailed makes a resume count every failed row as done, as
 	// resumes did before transient failures were crawled again.
 	ResumeKeepFailed bool
-	// Modes lists the renderings per page and expansion: space.ModeFast,
-	// space.ModeDeep or both; one spaces row each.
+	// Formats lists the formats rendered per page (space.Formats): one
+	// spaces row per format and setting (see space.Settings). A format
+	// needs its record among the Page.Extras: set both with UseFormats.
+	Formats []string
+	// Modes lists the actionspace renderings per page and expansion:
+	// space.ModeFast, space.ModeDeep or both; one spaces row each.
 	Modes []string
 	// Deep renders deep mode (space.Deep around a render.Deep); required
 	// when Modes holds space.ModeDeep.
@@ -86,6 +91,7 @@ func DefaultConfig() Config {
 		Grace:        DefaultGrace,
 		RecyclePages: DefaultRecyclePages,
 		Output:       dataset.DefaultPartsConfig(),
+		Formats:      space.Formats(),
 		Modes:        []string{space.ModeFast},
 		Expansions:   []int{0, 500, dom.WholePage},
 		Text:         dom.TextViewport,
@@ -107,6 +113,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("grace: %v, want >= 0", c.Grace)
 	case c.RecyclePages < 0:
 		return fmt.Errorf("recycle-pages: %d, want >= 0", c.RecyclePages)
+	case len(c.Formats) == 0:
+		return fmt.Errorf("formats: empty list")
 	case len(c.Modes) == 0:
 		return fmt.Errorf("mode: empty list")
 	case len(c.Expansions) == 0:
@@ -130,6 +138,18 @@ func (c Config) Validate() error {
 			return fmt.Errorf("mode: unknown mode %q (want fast, deep)", m)
 		}
 	}
+	for i, f := range c.Formats {
+		if !slices.Contains(space.Formats(), f) || slices.Contains(c.Formats[:i], f) {
+			return fmt.Errorf("formats: %q unknown or listed twice (want a list of %v)", f, space.Formats())
+		}
+	}
+	axTree, snapshot := space.Records(c.Formats)
+	switch {
+	case axTree && !c.Page.Extras.AXTree:
+		return fmt.Errorf("formats: %s needs the page's accessibility tree (Page.Extras.AXTree)", space.FormatAXTree)
+	case snapshot && !c.Page.Extras.AISnapshot:
+		return fmt.Errorf("formats: %s needs the page's AI snapshot (Page.Extras.AISnapshot)", space.FormatPlaywrightAI)
+	}
 	if err := c.Page.Validate(); err != nil {
 		return err
 	}
@@ -147,6 +167,13 @@ func (c Config) Validate() error {
 		seen[e] = true
 	}
 	return nil
+}
+
+// UseFormats sets the formats rendered and the records every page load
+// takes for them (Page.Extras.AXTree and AISnapshot: space.Records).
+func (c *Config) UseFormats(formats []string) {
+	c.Formats = formats
+	c.Page.Extras.AXTree, c.Page.Extras.AISnapshot = space.Records(formats)
 }
 
 func (c Config) logger() *slog.Logger {

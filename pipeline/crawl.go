@@ -210,6 +210,7 @@ func (c Config) record() string {
 		TimeoutSeconds float64           `json:"timeout_seconds"`
 		Retries        int               `json:"retries"`
 		Modes          []string          `json:"modes"`
+		Formats        []string          `json:"formats"`
 		Expansions     []int             `json:"viewport_expansions"`
 		Text           string            `json:"text"`
 		Encodings      []string          `json:"encodings"`
@@ -219,6 +220,11 @@ func (c Config) record() string {
 		SettleMaxMS    int64             `json:"settle_max_ms"`
 		ScriptSHA256   string            `json:"capture_script_sha256"`
 		ScriptOptions  dom.ScriptOptions `json:"capture_script_options"`
+		// The extras' bounds are recorded only when taken.
+		AXTree             bool `json:"axtree"`
+		MaxAXNodes         int  `json:"max_ax_nodes,omitempty"`
+		AISnapshot         bool `json:"aisnapshot"`
+		MaxAISnapshotBytes int  `json:"max_aisnapshot_bytes,omitempty"`
 		// Screenshots are recorded only when taken.
 		Screenshots       string `json:"screenshots,omitempty"`
 		ScreenshotFormat  string `json:"screenshot_format,omitempty"`
@@ -237,11 +243,18 @@ func (c Config) record() string {
 		Partition     string  `json:"partition,omitempty"`
 	}{
 		Workers: c.Workers, TimeoutSeconds: c.Timeout.Seconds(), Retries: c.Retries,
-		Modes: c.Modes, Expansions: c.Expansions, Text: string(c.Text),
+		Modes: c.Modes, Formats: c.Formats, Expansions: c.Expansions, Text: string(c.Text),
+		AXTree: c.Page.Extras.AXTree, AISnapshot: c.Page.Extras.AISnapshot,
 		ViewportWidth: c.Page.ViewportWidth, ViewportHeight: c.Page.ViewportHeight,
 		SettleQuietMS: c.Page.SettleQuiet.Milliseconds(), SettleMaxMS: c.Page.SettleMax.Milliseconds(),
 		ScriptSHA256: hex.EncodeToString(sum[:]), ScriptOptions: c.Page.Script,
 		PartPages: c.Output.PartPages, PartIntervalS: c.Output.PartInterval.Seconds(), Partition: c.Output.Partition,
+	}
+	if rec.AXTree {
+		rec.MaxAXNodes = c.Page.Extras.MaxAXNodes
+	}
+	if rec.AISnapshot {
+		rec.MaxAISnapshotBytes = c.Page.Extras.MaxAISnapshotBytes
 	}
 	if shots := c.Page.Screenshot; shots.On() {
 		rec.Screenshots, rec.ScreenshotFormat = shots.Mode, shots.Format

@@ -4,6 +4,7 @@ package pipeline
 const (
 	logWorker    = "worker"
 	logPageID    = "page_id"
+	logFormat    = "format"
 	logURL       = "url"
 	logErrorKind = "error_kind"
 	logError     = "err"

@@ -11,12 +11,13 @@ import (
 	"actionspace/space"
 )
 
-// processor turns a page load into its rows: it decodes the capture once
-// and renders every expansion from it (capture once, render many).
+// processor turns a page load into its rows: it decodes the records once
+// and renders every setting from them (capture once, render many).
 type processor struct {
 	cfg            Config
 	meter          *space.Meter
-	renderers      map[string]space.Renderer
+	renderers      space.Renderers
+	settings       []space.Setting
 	browserVersion string
 }
 
@@ -26,7 +27,8 @@ func newProcessor(cfg Config, browserVersion string) (*processor, error) {
 		return nil, err
 	}
 	return &processor{cfg: cfg, meter: meter, browserVersion: browserVersion,
-		renderers: map[string]space.Renderer{space.ModeFast: space.Fast{}, space.ModeDeep: cfg.Deep}}, nil
+		renderers: space.Renderers{space.ModeFast: space.Fast{}, space.ModeDeep: cfg.Deep},
+		settings:  space.Settings(cfg.Formats, cfg.Modes, cfg.Expansions, []dom.TextPolicy{cfg.Text})}, nil
 }
 
 // base fills the columns every pages row has.
@@ -55,6 +57,8 @@ func (p *processor) base(t Target, load *Load, attempts int, started time.Time) 
 		row.CaptureMS = optMS(load.CaptureTime)
 		row.ContentMS = optMS(load.Content)
 		row.ScreenshotMS = optMS(load.ScreenshotTime)
+		row.AXTreeMS, row.AXTreeSkipped = optMS(load.AXTreeTime), load.AXTreeSkipped
+		row.AISnapshotMS, row.AISnapshotSkipped = optMS(load.AISnapshotTime), load.AISnapshotSkipped
 	}
 	return row
 }
@@ -68,9 +72,10 @@ func (p *processor) failed(t Target, load *Load, err error, attempts int, starte
 	return Result{Page: row}
 }
 
-// succeeded renders every expansion of a loaded page. A capture that does
-// not decode makes the page an error row. The HTML's tokens are counted
-// by deadline, the end of the URL's time limit, or not at all.
+// succeeded renders a loaded page in every setting (format, mode,
+// expansion) and makes its rows of every table. A capture that does not
+// decode makes the page an error row. The HTML's tokens are counted by
+// deadline, the end of the URL's time limit, or not at all.
 func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempts int, started, deadline time.Time) Result {
 	procStart := time.Now()
 	capture, err := dom.Parse(load.Capture)
@@ -124,52 +129,64 @@ func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempt
 	}
 	row.HTMLTokensCL100K, row.HTMLTokensO200K = html.CL100K, html.O200K
 
-	spaces := make([]dataset.SpaceRow, 0, len(p.cfg.Expansions)*len(p.cfg.Modes))
+	p.extrasColumns(t, blob, load)
+	page := space.NewPage(tree, load.AXTree, load.AISnapshot, load.HTML)
+	spaces := make([]dataset.SpaceRow, 0, len(p.settings))
+	for _, s := range p.settings {
+		if !page.Has(s.Format) {
+			continue // its record was skipped: the pages row says why
+		}
+		if sr, ok := p.space(ctx, t, page, s, html, deadline); ok {
+			spaces = append(spaces, sr)
+		}
+	}
+	elementRows, oracleRows := page.Tables(p.cfg.RunID, t.PageID, t.URL)
 	var labels []render.Action // the first expansion's actions, for a labeled screenshot
-	for i, e := range p.cfg.Expansions {
-		opts := dom.Options{Expansion: e, Text: p.cfg.Text}
-		if i == 0 && p.cfg.Page.Screenshot.Mode == ScreenshotsLabeled && len(load.Screenshot) > 0 {
-			labels = render.Fast(tree.Select(opts)).Actions
-		}
-		for _, mode := range p.cfg.Modes {
-			spaces = append(spaces, p.space(ctx, t, tree, opts, mode, html))
-		}
+	if p.cfg.Page.Screenshot.Mode == ScreenshotsLabeled && len(load.Screenshot) > 0 {
+		labels = render.Fast(tree.Select(dom.Options{Expansion: p.cfg.Expansions[0], Text: p.cfg.Text})).Actions
 	}
 	p.screenshotColumns(blob, load, pg, labels)
 	row.ProcessMS = ptr(space.MS(time.Since(procStart)))
 	row.TotalMS = space.MS(time.Since(started))
-	return Result{Page: row, Blob: blob, Spaces: spaces}
+	return Result{Page: row, Blob: blob, Spaces: spaces, Elements: elementRows, Oracle: oracleRows}
 }
 
-// space selects one view of the page, renders it in one mode and
-// measures it. A deep failure does not fail the page: the row keeps what
-// was done and says why in llm_error.
-func (p *processor) space(ctx context.Context, t Target, tree *dom.Tree, opts dom.Options, mode string, html space.Tokens) dataset.SpaceRow {
+// space renders the page in one setting and measures it. A deep failure
+// does not fail the page: the row keeps what was done and says why in
+// llm_error. Another format that fails to render (a record that does not
+// decode) gives no row, and a warning.
+func (p *processor) space(ctx context.Context, t Target, page *space.Page, s space.Setting, html space.Tokens, deadline time.Time) (dataset.SpaceRow, bool) {
 	start := time.Now()
-	r, renderErr := p.renderers[mode].Render(ctx, tree.Select(opts))
+	r, renderErr := page.Render(ctx, s, p.renderers)
 	renderTime := time.Since(start)
+	if renderErr != nil && s.Format != space.FormatActionSpace {
+		p.cfg.logger().Warn("format not rendered", logPageID, t.PageID, logURL, t.URL, logFormat, s.Format, logError, renderErr)
+		return dataset.SpaceRow{}, false
+	}
 	row := dataset.SpaceRow{
 		RunID:             p.cfg.RunID,
 		PageID:            t.PageID,
 		URL:               t.URL,
-		Format:            space.FormatActionSpace,
-		Mode:              mode,
-		ViewportExpansion: int64(opts.Expansion),
-		TextPolicy:        string(opts.Text),
+		Format:            s.Format,
+		Mode:              s.Mode,
+		ViewportExpansion: int64(s.Options.Expansion),
+		TextPolicy:        string(s.Options.Text),
 		Actions:           space.Actions(r.Actions),
 	}
 	if !r.NoText {
 		row.ActionSpace, row.PerceptionText = r.ActionSpace, r.Perception
 	}
+	mctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
 	var err error
-	if row.SpaceMetrics, err = p.meter.Measure(r, html); err != nil {
+	if row.SpaceMetrics, err = p.meter.Measure(mctx, r, html); err != nil {
 		p.cfg.logger().Warn("space tokens not counted", logPageID, t.PageID, logURL, t.URL, logError, err)
 	}
 	row.RenderMS = space.MS(renderTime)
 	if renderErr != nil {
 		row.LLMError = ptr(renderErr.Error())
 	}
-	return row
+	return row, true
 }
 
 func ptr[T any](v T) *T { return &v }

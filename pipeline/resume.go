@@ -10,7 +10,8 @@ import (
 // resume with other values would mix two kinds of rows in one dataset.
 // "formats" is compared too, for the records that carry it.
 var resumeKeys = []string{"modes", "formats", "viewport_expansions", "text", "encodings", "llm_model",
-	"viewport_width", "viewport_height", "capture_script_sha256", "capture_script_options"}
+	"viewport_width", "viewport_height", "capture_script_sha256", "capture_script_options",
+	"max_ax_nodes", "max_aisnapshot_bytes"}
 
 // checkResumable reports the first row-shaping setting in which the new
 // run's config record differs from the dataset's.

@@ -245,6 +245,11 @@ func kindOf(nd *dom.Node, id string) string {
 
 // name is the short human name of an action: its text, or the first
 // naming attribute for icon-only and empty controls.
+// ActionName is the name an action of element nd shows, given its
+// visible text in the view (empty when it has none there): the text, else
+// the first of aria-label, title, alt, placeholder, name and value.
+func ActionName(nd *dom.Node, text string) string { return name(nd, text) }
+
 func name(nd *dom.Node, text string) string {
 	if text != "" {
 		return truncate(text, MaxText)

@@ -90,21 +90,34 @@ func (m *Meter) CountContext(ctx context.Context, text string) (Tokens, error) {
 	return t, nil
 }
 
-// Measure measures a rendered space against its page's HTML token counts:
-// ID counts, sizes, tokens of both texts, ratios, the tokenizing time and,
-// for deep mode, the LLM figures. The render time is the caller's to set
-// (RenderMS), as only it knows what it timed. A space without text
-// (NoText) keeps sizes 0 and tokens null. It fails only when counting
+// Measure measures a rendered space of any format against its page's
+// HTML token counts: handle counts (per letter for actionspace), sizes,
+// tokens of the text and, for actionspace, of the perception text, ratios,
+// recall against the oracle, the tokenizing time and, for deep mode, the
+// LLM figures. The render time is the caller's to set (RenderMS), as only
+// it knows what it timed. A space without text (NoText) keeps sizes 0 and
+// tokens null; a format without a perception wrapper keeps the perception
+// columns 0 and null. Counting is held to ctx as CountContext holds it (a
+// page's html format is as long as its HTML). It fails only when counting
 // fails; the metrics then hold everything but the tokens.
-func (m *Meter) Measure(r Rendered, html Tokens) (dataset.SpaceMetrics, error) {
+func (m *Meter) Measure(ctx context.Context, r Rendered, html Tokens) (dataset.SpaceMetrics, error) {
 	sm := dataset.SpaceMetrics{
-		ActionCount: int64(len(r.Actions)),
+		ActionCount: int64(r.Handles),
 		IDsL:        int64(r.Counts[dom.LetterLink]),
 		IDsB:        int64(r.Counts[dom.LetterButton]),
 		IDsI:        int64(r.Counts[dom.LetterInput]),
 		IDsF:        int64(r.Counts[dom.LetterImage]),
 		IDsO:        int64(r.Counts[dom.LetterOption]),
 		IDsM:        int64(r.Counts[dom.LetterOther]),
+	}
+	if r.actionSpace() {
+		sm.ActionCount = int64(len(r.Actions))
+	}
+	if s := r.Score; s != nil {
+		sm.OracleInWindow, sm.ExtraHandles = ptr(int64(s.InWindow)), ptr(int64(s.Extra))
+		if rec, ok := s.Recall(); ok && r.Format != FormatHTML {
+			sm.Recall = ptr(rec)
+		}
 	}
 	if d := r.Deep; d != nil {
 		if d.Model != "" {
@@ -123,19 +136,22 @@ func (m *Meter) Measure(r Rendered, html Tokens) (dataset.SpaceMetrics, error) {
 	if r.NoText {
 		return sm, nil
 	}
-	sm.SpaceBytes, sm.PerceptionBytes = int64(len(r.ActionSpace)), int64(len(r.Perception))
+	sm.SpaceBytes = int64(len(r.ActionSpace))
 	start := time.Now()
-	tok, err := m.Count(r.ActionSpace)
+	tok, err := m.CountContext(ctx, r.ActionSpace)
 	if err != nil {
 		return sm, fmt.Errorf("count tokens: %w", err)
 	}
-	ptok, err := m.Count(r.Perception)
-	if err != nil {
-		return sm, fmt.Errorf("count tokens: %w", err)
+	if r.actionSpace() {
+		sm.PerceptionBytes = int64(len(r.Perception))
+		ptok, err := m.CountContext(ctx, r.Perception)
+		if err != nil {
+			return sm, fmt.Errorf("count tokens: %w", err)
+		}
+		sm.PerceptionTokensCL100K, sm.PerceptionTokensO200K = ptok.CL100K, ptok.O200K
 	}
 	sm.TokenizeMS = MS(time.Since(start))
 	sm.TokensCL100K, sm.TokensO200K = tok.CL100K, tok.O200K
-	sm.PerceptionTokensCL100K, sm.PerceptionTokensO200K = ptok.CL100K, ptok.O200K
 	sm.RatioCL100K, sm.RatioO200K = Ratio(html.CL100K, tok.CL100K), Ratio(html.O200K, tok.O200K)
 	return sm, nil
 }

@@ -1,6 +1,7 @@
 package space
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -32,7 +33,7 @@ func TestMeter_Measure(t *testing.T) {
 	}
 	html := Tokens{CL100K: ptrTo(int64(900)), O200K: ptrTo(int64(800))}
 
-	got, err := m.Measure(fast, html)
+	got, err := m.Measure(context.Background(), fast, html)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestMeter_Measure(t *testing.T) {
 
 	dry := Rendered{Space: render.Space{Actions: fast.Actions, Counts: fast.Counts}, NoText: true,
 		Deep: &DeepFigures{Model: "", PromptTokensLocal: 321}}
-	got, err = m.Measure(dry, html)
+	got, err = m.Measure(context.Background(), dry, html)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func TestMeter_Measure(t *testing.T) {
 
 	ran := fast
 	ran.Deep = &DeepFigures{Model: "m", LLMRan: true, Calls: 2, LLMTime: 1500 * time.Microsecond, Coverage: ptrTo(0.5), HallucinatedIDs: ptrTo(int64(1))}
-	got, err = m.Measure(ran, html)
+	got, err = m.Measure(context.Background(), ran, html)
 	if err != nil {
 		t.Fatal(err)
 	}

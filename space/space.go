@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"actionspace/dom"
+	"actionspace/oracle"
 	"actionspace/render"
 )
 
@@ -62,17 +63,35 @@ type Renderer interface {
 	Render(ctx context.Context, v *dom.View) (Rendered, error)
 }
 
-// Rendered is a rendered space and, for deep mode, what the LLM calls that
-// made it cost.
+// Rendered is a rendered space of any format, what its handles cover and,
+// for deep mode, what the LLM calls that made it cost.
 type Rendered struct {
+	// Space holds the text (ActionSpace). Only actionspace has the
+	// perception wrapper, the structured actions and the letter counts;
+	// the other formats leave them empty.
 	render.Space
-	// Deep holds the LLM figures; nil for fast mode.
+	// Deep holds the LLM figures; nil for fast mode and other formats.
 	Deep *DeepFigures
 	// NoText is set when the renderer produced no text to measure (a
 	// deep-mode dry run): the sizes stay 0 and the token columns null
 	// rather than describing an empty text.
 	NoText bool
+	// Format is the format rendered; "" means FormatActionSpace.
+	Format string
+	// Handles is the number of handles in the text (IDs, refs, node ids;
+	// none in html). For actionspace it is len(Actions).
+	Handles int
+	// Score is the space's recall against the page's oracle, in its
+	// window; nil when the page has no oracle (no accessibility tree).
+	Score *oracle.Score
+	// Handled tells, per oracle element (Oracle.Elements), whether it got
+	// a handle in the space; nil without an oracle, and for html.
+	Handled []bool
 }
+
+// actionSpace reports whether r is an actionspace rendering, the one
+// format with a perception wrapper, structured actions and letters.
+func (r *Rendered) actionSpace() bool { return r.Format == "" || r.Format == FormatActionSpace }
 
 // DeepFigures are what a deep-mode render cost. Nullable figures are nil
 // when they were not measured (the LLM did not run, or the API did not
@@ -112,7 +131,8 @@ type Fast struct{}
 
 // Render renders v with render.Fast; it never fails.
 func (Fast) Render(_ context.Context, v *dom.View) (Rendered, error) {
-	return Rendered{Space: render.Fast(v)}, nil
+	sp := render.Fast(v)
+	return Rendered{Space: sp, Handles: len(sp.Actions)}, nil
 }
 
 // Deep is the deep-mode Renderer: it adapts a render.Deep. Its IDs and
@@ -145,7 +165,8 @@ func (d Deep) Render(ctx context.Context, v *dom.View) (Rendered, error) {
 			LLMTime:             ds.LLMTime,
 			CacheHits:           int64(ds.CacheHits),
 		},
-		NoText: !ds.LLMRan,
+		NoText:  !ds.LLMRan,
+		Handles: len(ds.Fast.Actions),
 	}
 	if ds.LLMRan {
 		r.Deep.Coverage = ptr(ds.Coverage)

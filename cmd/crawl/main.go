@@ -1,9 +1,11 @@
 // Command crawl turns a list of URLs into an action-space dataset: it loads
-// every URL in headless Chromium, captures the page once, renders the fast
-// action space for each viewport_expansion, counts tokens and writes the
-// dataset OUT/pages/part-*.parquet, OUT/spaces/… and OUT/blobs/…, where
-// OUT (--out) is a directory or a bucket URL (s3://bucket/prefix, gs://…,
-// file://…; credentials from the environment only).
+// every URL in headless Chromium, captures the page once (and, on the same
+// page state, its accessibility tree and Playwright's AI snapshot), renders
+// each format (--formats) for each viewport_expansion, counts tokens,
+// measures recall against the accessibility tree's oracle and writes the
+// dataset OUT/pages/, blobs/, spaces/, elements/ and oracle/ part files,
+// where OUT (--out) is a directory or a bucket URL (s3://bucket/prefix,
+// gs://…, file://…; credentials from the environment only).
 //
 // With no URL list it serves the bundled corpus on 127.0.0.1 and crawls it.
 //
@@ -42,6 +44,7 @@ import (
 	"actionspace/internal/cli"
 	"actionspace/internal/llmflags"
 	"actionspace/pipeline"
+	"actionspace/space"
 )
 
 func main() {
@@ -51,6 +54,7 @@ func main() {
 // options are the flags that do not map onto a config field directly.
 type options struct {
 	llm      *llmflags.Options
+	formats  string
 	urls     string
 	out      string
 	viewport string
@@ -75,16 +79,17 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 Crawls the URLs in URL-FILE (or --urls; "-" reads stdin; one URL a line,
 blank lines and # comments ignored) with headless Chromium and writes
-the dataset OUT/pages/part-*.parquet (one row per URL),
-OUT/spaces/part-*.parquet (one row per successful page, mode and viewport
-expansion) and OUT/blobs/part-*.parquet (the heavy values). OUT is a
-directory or a bucket: s3://BUCKET/PREFIX (parameters endpoint=URL,
-use_path_style=true, region=R, or the AWS_* environment), gs://BUCKET/PREFIX,
-file:///PATH; credentials come from the environment only. Without a URL
-list it serves the bundled corpus on 127.0.0.1 and crawls that.
-SIGINT/SIGTERM stops after --grace; crawl --resume --out OUT with the same
-list finishes an interrupted or killed crawl and crawls again the pages
-that failed transiently (timeout, network, crash, 5xx).
+the dataset OUT/pages/part-*.parquet (one row per URL), OUT/blobs/ (the
+heavy records of each captured page), OUT/spaces/ (one row per captured
+page, format, mode and viewport expansion), OUT/elements/ and OUT/oracle/
+(one row per interactive element and per oracle element of each page).
+OUT is a directory or a bucket: s3://BUCKET/PREFIX (parameters
+endpoint=URL, use_path_style=true, region=R, or the AWS_* environment),
+gs://BUCKET/PREFIX, file:///PATH; credentials come from the environment
+only. Without a URL list it serves the bundled corpus on 127.0.0.1 and
+crawls that. SIGINT/SIGTERM stops after --grace; crawl --resume --out OUT
+with the same list finishes an interrupted or killed crawl and crawls again
+the pages that failed transiently (timeout, network, crash, 5xx).
 
 Scale-out: --shard I/N --run-id ID crawls one of N slices of the list into
 OUT/pages/shard=000I/ (N processes, one OUT, one dataset);
@@ -104,6 +109,11 @@ Flags:
 	fs.StringVar(&o.viewport, "viewport", cli.FormatViewport(cfg.Page.ViewportWidth, cfg.Page.ViewportHeight), "browser viewport `WxH` in CSS pixels")
 	m := cli.Matrix{Modes: cfg.Modes, Expansions: cfg.Expansions, Texts: []dom.TextPolicy{cfg.Text}, Encodings: cfg.Encodings}
 	m.Register(fs, stderr)
+	o.formats = strings.Join(cfg.Formats, ",")
+	fs.StringVar(&o.formats, "formats", o.formats, "formats rendered per page (`LIST` of "+strings.Join(space.Formats(), ", ")+
+		"); axtree takes the accessibility tree, which is also the oracle of every recall column, playwright-ai the AI snapshot")
+	fs.IntVar(&cfg.Page.Extras.MaxAXNodes, "max-ax-nodes", cfg.Page.Extras.MaxAXNodes, "skip the accessibility tree of a page with more than `N` DOM nodes (the pages row says axtree_skipped=too_large)")
+	fs.IntVar(&cfg.Page.Extras.MaxAISnapshotBytes, "max-aisnapshot-bytes", cfg.Page.Extras.MaxAISnapshotBytes, "drop an AI snapshot longer than `N` bytes (the pages row says aisnapshot_skipped=too_large)")
 	o.llm = llmflags.Register(fs)
 	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "time limit per URL attempt (`DURATION`)")
 	fs.IntVar(&cfg.Retries, "retries", cfg.Retries, "extra attempts after a transient failure (timeout, network, crash)")
@@ -156,6 +166,11 @@ Flags:
 		return cli.Usagef("--text: crawl takes one policy, not %d (bench sweeps several)", len(m.Texts))
 	}
 	cfg.Modes, cfg.Expansions, cfg.Text, cfg.Encodings = m.Modes, m.Expansions, m.Texts[0], m.Encodings
+	formats, err := space.ParseFormats(o.formats)
+	if err != nil {
+		return cli.Usagef("--formats: %v", err)
+	}
+	cfg.UseFormats(formats)
 	if cfg.Deep, err = o.llm.Renderer(cfg.Modes, os.Getenv, log); err != nil {
 		return err
 	}

@@ -3,10 +3,11 @@
 // and of the oracle's tests. Run it through `make goldens`, which then
 // rewrites the golden renderings; review the diff before committing.
 //
-// Per page it loads the URL, lets it settle, runs the capture script in an
-// isolated world and, on the same page state right after it, takes the
-// accessibility tree and the AI snapshot (package browser) and the HTML.
-// It writes, gzip-compressed:
+// Per page it loads the URL as a crawl does (package browser, the crawl's
+// default page settings): it lets the page settle, runs the capture script
+// in an isolated world and, on the same page state right after it, takes
+// the accessibility tree, the AI snapshot and the HTML. It writes,
+// gzip-compressed:
 //
 //	capture.json.gz     the capture record (dom.Capture)
 //	axtree.json.gz      the accessibility tree (axtree.Record)
@@ -33,11 +34,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"actionspace/corpora"
+	"actionspace/metrics"
 )
 
 // fixedTime is the capture time written into every golden capture.
@@ -74,11 +75,11 @@ func run(ctx context.Context, dir string, runs int, only string, out io.Writer) 
 		return err
 	}
 	defer srv.Close()
-	b, err := launch()
+	b, err := launch(ctx)
 	if err != nil {
 		return err
 	}
-	defer b.close()
+	defer b.Close()
 	var names []string
 	cost := map[string]*costs{}
 	for r := 0; r < runs; r++ {
@@ -90,16 +91,9 @@ func run(ctx context.Context, dir string, runs int, only string, out io.Writer) 
 			if only != "" && name != only {
 				continue
 			}
-			// A fresh page per URL: Playwright numbers the AI snapshot's
-			// refs by the frames the page has had (e12, then f1e12 …).
-			tab, err := b.newTab()
-			if err != nil {
-				return err
-			}
 			lctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-			st, err := tab.load(lctx, srv.URL+p)
+			st, err := load(lctx, b, srv.URL+p)
 			cancel()
-			tab.close()
 			if err != nil {
 				return fmt.Errorf("%s: %w", p, err)
 			}
@@ -110,18 +104,18 @@ func run(ctx context.Context, dir string, runs int, only string, out io.Writer) 
 				names = append(names, name)
 			}
 			c.capture = append(c.capture, ms(st.captureTime))
-			c.axtree = append(c.axtree, ms(st.extras.AXTreeTime))
-			c.snapshot = append(c.snapshot, ms(st.extras.SnapshotTime))
-			c.content = append(c.content, ms(st.contentTime))
+			c.axtree = append(c.axtree, ms(st.axtreeTime))
+			c.snapshot = append(c.snapshot, ms(st.snapTime))
+			c.content = append(c.content, ms(st.content))
 			if r > 0 {
 				continue
 			}
 			if err := store(filepath.Join(dir, name), st, srv.URL); err != nil {
 				return fmt.Errorf("%s: %w", p, err)
 			}
-			m := st.extras.AXTree.Match
+			m := st.axtree.Match
 			fmt.Fprintf(out, "%s: %d nodes, %d accessibility nodes, %d of %d captured elements resolved (%d mismatched)\n",
-				name, len(st.capture.Nodes), len(st.extras.AXTree.Nodes), m.Resolved, m.Elements, m.Mismatched)
+				name, len(st.capture.Nodes), len(st.axtree.Nodes), m.Resolved, m.Elements, m.Mismatched)
 		}
 	}
 	if runs > 1 {
@@ -137,26 +131,14 @@ func printCosts(out io.Writer, names []string, cost map[string]*costs) {
 	var all costs
 	for _, n := range names {
 		c := cost[n]
-		row := []float64{median(c.capture), median(c.axtree), median(c.snapshot), median(c.content)}
+		row := []float64{metrics.Median(c.capture), metrics.Median(c.axtree), metrics.Median(c.snapshot), metrics.Median(c.content)}
 		fmt.Fprintf(out, "%-10s %8.1f %8.1f %8.1f %8.1f\n", n, row[0], row[1], row[2], row[3])
 		all.capture = append(all.capture, row[0])
 		all.axtree = append(all.axtree, row[1])
 		all.snapshot = append(all.snapshot, row[2])
 		all.content = append(all.content, row[3])
 	}
-	fmt.Fprintf(out, "%-10s %8.1f %8.1f %8.1f %8.1f\n", "median", median(all.capture), median(all.axtree), median(all.snapshot), median(all.content))
-}
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s) == 0 {
-		return 0
-	}
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	fmt.Fprintf(out, "%-10s %8.1f %8.1f %8.1f %8.1f\n", "median", metrics.Median(all.capture), metrics.Median(all.axtree), metrics.Median(all.snapshot), metrics.Median(all.content))
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -167,7 +149,7 @@ func store(dir string, st *state, origin string) error {
 	c.Page.URL = strings.Replace(c.Page.URL, origin, corpusOrigin, 1)
 	c.Page.Time = float64(fixedTime.UnixMilli())
 	c.Page.ScriptMs = 0
-	rec := st.extras.AXTree
+	rec := st.axtree
 	for i := range rec.Frames {
 		rec.Frames[i].ID = fmt.Sprintf("F%d", i)
 	}
@@ -186,7 +168,7 @@ func store(dir string, st *state, origin string) error {
 	}{
 		{"capture.json.gz", func(w io.Writer) error { return json.NewEncoder(w).Encode(c) }},
 		{"axtree.json.gz", rec.Encode},
-		{"aisnapshot.json.gz", st.extras.Snapshot.Encode},
+		{"aisnapshot.json.gz", st.snapshot.Encode},
 		{"page.html.gz", func(w io.Writer) error { _, err := io.WriteString(w, st.html); return err }},
 	}
 	for _, f := range files {
