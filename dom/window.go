@@ -103,3 +103,9 @@ func (t *Tree) CentreDistance(i int) float64 {
 	p := t.Capture.Page
 	return math.Hypot(r[0]+r[2]/2-(p.ScrollX+p.ViewportWidth/2), r[1]+r[3]/2-(p.ScrollY+p.ViewportHeight/2))
 }
+
+// Window returns the window of viewport_expansion e in page coordinates:
+// the viewport at the capture's scroll position grown by e on every side,
+// or the scrollable document for WholePage — the Window a view selected
+// with that expansion has.
+func (t *Tree) Window(e int) Rect { return window(t.Capture.Page, e) }
