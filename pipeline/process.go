@@ -114,7 +114,7 @@ func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempt
 	}
 	row.HTMLTokensCL100K, row.HTMLTokensO200K = html.CL100K, html.O200K
 
-	spaces := make([]dataset.SpaceRow, 0, len(p.cfg.Expansions)*len(p.cfg.Modes))
+	spaces := make([]dataset.SpaceRow, 0, len(p.cfg.Expansions)*len(p.cfg.Modes)+len(p.cfg.Budgets))
 	var labels []render.Action // the first expansion's actions, for a labeled screenshot
 	for i, e := range p.cfg.Expansions {
 		opts := dom.Options{Expansion: e, Text: p.cfg.Text}
@@ -124,6 +124,9 @@ func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempt
 		for _, mode := range p.cfg.Modes {
 			spaces = append(spaces, p.space(ctx, t, tree, opts, mode, html))
 		}
+	}
+	for _, n := range p.cfg.Budgets {
+		spaces = append(spaces, p.budgetSpace(t, tree, n, html))
 	}
 	p.screenshotColumns(blob, load, pg, labels)
 	row.ProcessMS = ptr(space.MS(time.Since(procStart)))
@@ -159,6 +162,36 @@ func (p *processor) space(ctx context.Context, t Target, tree *dom.Tree, opts do
 	if renderErr != nil {
 		row.LLMError = ptr(renderErr.Error())
 	}
+	return row
+}
+
+// budgetSpace fits the page's fast action space into one token budget
+// and measures it: a spaces row whose viewport_expansion is the window
+// the budget reached. A failed count (the only way fitting fails) leaves
+// the row with its budget and no text, and is logged.
+func (p *processor) budgetSpace(t Target, tree *dom.Tree, budget int64, html space.Tokens) dataset.SpaceRow {
+	row := dataset.SpaceRow{
+		RunID:      p.cfg.RunID,
+		PageID:     t.PageID,
+		URL:        t.URL,
+		Format:     space.FormatActionSpace,
+		Mode:       space.ModeFast,
+		TextPolicy: string(p.cfg.Text),
+		Actions:    []dataset.Action{},
+	}
+	bs, d, err := p.meter.FitBudget(tree, budget, p.cfg.Text)
+	if err != nil {
+		p.cfg.logger().Warn("token budget not fitted", logPageID, t.PageID, logURL, t.URL, logError, err)
+		row.TokenBudget = ptr(budget)
+		return row
+	}
+	row.ViewportExpansion = int64(bs.Expansion)
+	row.ActionSpace, row.PerceptionText = bs.ActionSpace, bs.Perception
+	row.Actions = space.Actions(bs.Actions)
+	if row.SpaceMetrics, row.BudgetMetrics, err = p.meter.MeasureBudget(bs, html, tree, nil); err != nil {
+		p.cfg.logger().Warn("budgeted space not measured", logPageID, t.PageID, logURL, t.URL, logError, err)
+	}
+	row.RenderMS = space.MS(d)
 	return row
 }
 

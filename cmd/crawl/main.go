@@ -71,7 +71,7 @@ Crawls the URLs in URL-FILE (or --urls; "-" reads stdin; one URL a line,
 blank lines and # comments ignored) with headless Chromium and writes
 the dataset OUT/pages/part-*.parquet (one row per URL) and
 OUT/spaces/part-*.parquet (one row per successful page, mode and viewport
-expansion). Without a URL list it serves the bundled corpus on 127.0.0.1
+expansion, and per page and --token-budget). Without a URL list it serves the bundled corpus on 127.0.0.1
 and crawls that. SIGINT/SIGTERM stops after --grace; crawl --resume --out
 OUT with the same list finishes an interrupted or killed crawl.
 
@@ -90,7 +90,7 @@ Flags:
 	fs.StringVar(&cfg.RunID, "run-id", "", "run `ID` recorded in every row (default crawl-<UTC time>)")
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "pages crawled at once (`N`)")
 	fs.StringVar(&o.viewport, "viewport", cli.FormatViewport(cfg.Page.ViewportWidth, cfg.Page.ViewportHeight), "browser viewport `WxH` in CSS pixels")
-	m := cli.Matrix{Modes: cfg.Modes, Expansions: cfg.Expansions, Texts: []dom.TextPolicy{cfg.Text}, Encodings: cfg.Encodings}
+	m := cli.Matrix{Modes: cfg.Modes, Expansions: cfg.Expansions, Texts: []dom.TextPolicy{cfg.Text}, Encodings: cfg.Encodings, Budgets: cfg.Budgets}
 	m.Register(fs, stderr)
 	o.llm = llmflags.Register(fs)
 	fs.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "time limit per URL attempt (`DURATION`)")
@@ -140,7 +140,7 @@ Flags:
 	if len(m.Texts) != 1 {
 		return cli.Usagef("--text: crawl takes one policy, not %d (bench sweeps several)", len(m.Texts))
 	}
-	cfg.Modes, cfg.Expansions, cfg.Text, cfg.Encodings = m.Modes, m.Expansions, m.Texts[0], m.Encodings
+	cfg.Modes, cfg.Expansions, cfg.Text, cfg.Encodings, cfg.Budgets = m.Modes, m.Expansions, m.Texts[0], m.Encodings, m.Budgets
 	if cfg.Deep, err = o.llm.Renderer(cfg.Modes, os.Getenv, log); err != nil {
 		return err
 	}
