@@ -41,6 +41,7 @@ func (r *Result) charts() ([]chart, error) {
 		{RatioChartFile, r.ratioChart},
 		{DeepChartFile, r.deepChart},
 		{StagesChartFile, r.stagesChart},
+		{BudgetChartFile, r.budgetChart},
 	} {
 		p, err := c.make()
 		if err != nil {

@@ -40,7 +40,8 @@ func storedCaptures(tb testing.TB) []string {
 	return paths
 }
 
-// readCapture returns a stored capture's raw JSON.
+// readCapture returns a stored capture's raw JSON (or any gzipped
+// file's bytes).
 func readCapture(tb testing.TB, path string) []byte {
 	tb.Helper()
 	f, err := os.Open(path)
@@ -65,6 +66,8 @@ type datasetOptions struct {
 	failed bool
 	// corrupt adds a page whose capture does not decode.
 	corrupt bool
+	// noAXTree leaves the accessibility trees out (no recall).
+	noAXTree bool
 }
 
 // writeCaptureDataset writes a crawl dataset at dir (one part of each
@@ -101,6 +104,14 @@ func writeCaptureDataset(tb testing.TB, dir string, captures []string, o dataset
 			tb.Fatal(err)
 		}
 		row := okRow(c.Page.URL, c.Page.Title, html, packed, at)
+		// The accessibility tree stored beside the capture: the oracle of
+		// recall.
+		if ax := filepath.Join(filepath.Dir(path), "axtree.json.gz"); !o.noAXTree {
+			if row.Blob.AXTree, err = dataset.CompressCapture(readCapture(tb, ax)); err != nil {
+				tb.Fatal(err)
+			}
+			row.Blob.AXTreeEncoding = dataset.CaptureEncoding
+		}
 		if err := w.Write(row); err != nil {
 			tb.Fatal(err)
 		}
@@ -146,11 +157,12 @@ func okRow(u, title, html string, packed []byte, at time.Time) dataset.Rows {
 }
 
 // testConfig is a small matrix: fast mode, three expansions, two text
-// policies, both encodings.
+// policies, both encodings, no token budgets.
 func testConfig(runID string) Config {
 	cfg := DefaultConfig()
 	cfg.RunID = runID
 	cfg.Expansions = []int{0, 500, dom.WholePage}
+	cfg.Budgets = nil
 	cfg.Workers = 3
 	cfg.Repeat = 2
 	cfg.Prices = DefaultPrices()
