@@ -10,9 +10,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 )
 
 // budgetCells returns the summaries of the budget cells, in cell order.
@@ -141,13 +139,11 @@ func (r *Result) budgetChart() (*plot.Plot, error) {
 			if len(pts) == 0 {
 				continue
 			}
-			line, dots, err := plotter.NewLinePoints(pts)
+			line, dots, err := styledLine(pts, k)
 			if err != nil {
 				return nil, err
 			}
-			line.Color, dots.Color = plotutil.Color(k), plotutil.Color(k)
-			line.Dashes = kind.dashes
-			dots.Shape = draw.CircleGlyph{}
+			line.Dashes = kind.dashes // page recall solid, viewport recall dashed
 			p.Add(line, dots)
 			p.Legend.Add(l.name+": "+kind.label, line, dots)
 			drawn = true

@@ -1,15 +1,11 @@
 package bench
 
 import (
-	"compress/gzip"
 	"context"
 	"fmt"
-	"io"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 	"time"
 
@@ -22,6 +18,7 @@ import (
 	"actionspace/corpora"
 	"actionspace/dataset"
 	"actionspace/dom"
+	"actionspace/internal/storedtest"
 	"actionspace/pipeline"
 )
 
@@ -29,35 +26,14 @@ import (
 // goldens, ../render/testdata/<page>/capture.json.gz, in name order.
 func storedCaptures(tb testing.TB) []string {
 	tb.Helper()
-	paths, err := filepath.Glob(filepath.Join("..", "render", "testdata", "*", "capture.json.gz"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if len(paths) < 12 {
-		tb.Fatalf("found %d stored captures in render/testdata, want one per corpus page (>= 12)", len(paths))
-	}
-	sort.Strings(paths)
-	return paths
+	return storedtest.Captures(tb, filepath.Join("..", "render", "testdata"))
 }
 
-// readCapture returns a stored capture's raw JSON (or any gzipped
-// file's bytes).
+// readCapture returns a stored capture's raw JSON (or any stored, gzipped
+// file's content).
 func readCapture(tb testing.TB, path string) []byte {
 	tb.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		tb.Fatalf("%s: %v", path, err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		tb.Fatalf("%s: %v", path, err)
-	}
-	return raw
+	return storedtest.Read(tb, path)
 }
 
 // datasetOptions shape a test crawl dataset.

@@ -1,11 +1,8 @@
 package pipeline
 
 import (
-	"compress/gzip"
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,29 +11,11 @@ import (
 
 	"actionspace/dataset"
 	"actionspace/dom"
+	"actionspace/internal/storedtest"
 	"actionspace/metrics"
 	"actionspace/render"
 	"actionspace/space"
 )
-
-// gunzip reads a stored, gzipped test file.
-func gunzip(t *testing.T, path string) []byte {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return data
-}
 
 // TestProcess_Budgets builds the rows of every stored corpus capture (the
 // render goldens' captures, as a crawl loaded them) with token budgets,
@@ -46,10 +25,7 @@ func gunzip(t *testing.T, path string) []byte {
 // first of Encodings) that never exceeds the budget, and the unbudgeted
 // E=-1 row's text byte for byte when the whole page fits.
 func TestProcess_Budgets(t *testing.T) {
-	paths, err := filepath.Glob(filepath.Join("..", "render", "testdata", "*", "capture.json.gz"))
-	if err != nil || len(paths) < 12 {
-		t.Fatalf("stored captures: %d, %v; want one per corpus page", len(paths), err)
-	}
+	paths := storedtest.Captures(t, filepath.Join("..", "render", "testdata"))
 	budgets := []int64{250, 500, 1000, 2000, 4000, 8000, 1 << 20}
 	counter, err := metrics.NewCounter()
 	if err != nil {
@@ -76,8 +52,8 @@ func TestProcess_Budgets(t *testing.T) {
 		enc := encs[0]
 		for _, path := range paths {
 			name := filepath.Base(filepath.Dir(path)) + "/" + string(enc)
-			raw := gunzip(t, path)
-			html := string(gunzip(t, filepath.Join(filepath.Dir(path), "page.html.gz")))
+			raw := storedtest.Read(t, path)
+			html := string(storedtest.Read(t, filepath.Join(filepath.Dir(path), "page.html.gz")))
 			u := "http://corpus.test/" + filepath.Base(filepath.Dir(path)) + ".html"
 			res := p.succeeded(context.Background(), Target{PageID: PageID(u), URL: u},
 				&Load{FinalURL: u, HTTPStatus: 200, HTML: html, Capture: raw}, 1, time.Now())

@@ -34,12 +34,7 @@ const (
 func budgetExample(t *testing.T) string {
 	t.Helper()
 	c := deeptest.Counter(t)
-	dir := filepath.Join("testdata", budgetGoldenPage)
-	tree := loadTree(t, filepath.Join(dir, "capture.json.gz"))
-	sps, err := FitBudgets(tree, c, budgetGoldens, BudgetOptions{Encoding: metrics.CL100K})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, tree, sps := goldenBudgets(t)
 	whole := Fast(tree.Select(dom.Options{Expansion: dom.WholePage}))
 	wholeTokens, err := c.Count(metrics.CL100K, whole.Perception)
 	if err != nil {
@@ -125,17 +120,7 @@ func TestREADME_BudgetExample(t *testing.T) {
 		}
 		return
 	}
-	gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for k := range max(len(gl), len(wl)) {
-		var g, w string
-		if k < len(gl) {
-			g = gl[k]
-		}
-		if k < len(wl) {
-			w = wl[k]
-		}
-		if g != w {
-			t.Fatalf("%s: the budget example differs from the goldens at its line %d:\n got %q\nwant %q\n(run go test ./render -run README -update)", readmePath, k+1, g, w)
-		}
+	if k, g, w, ok := firstDiff(got, want); ok {
+		t.Fatalf("%s: the budget example differs from the goldens at its line %d:\n got %q\nwant %q\n(run go test ./render -run README -update)", readmePath, k, g, w)
 	}
 }
