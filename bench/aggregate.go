@@ -34,6 +34,7 @@ const (
 	stRender
 	stDeep
 	stTokenize
+	stBudget
 )
 
 func newAggregate(cells []Cell, enc metrics.Encoding) *aggregate {
@@ -46,7 +47,7 @@ func newAggregate(cells []Cell, enc metrics.Encoding) *aggregate {
 	}
 	for _, st := range []struct{ name, source string }{
 		{"navigate", "crawl"}, {"settle", "crawl"}, {"capture", "crawl"}, {"content", "crawl"},
-		{"decode", "bench"}, {"render", "bench"}, {"deep render", "bench"}, {"tokenize", "bench"},
+		{"decode", "bench"}, {"render", "bench"}, {"deep render", "bench"}, {"tokenize", "bench"}, {"budget fit", "bench"},
 	} {
 		a.stages = append(a.stages, &stageAcc{name: st.name, source: st.source})
 	}
@@ -82,9 +83,12 @@ func (a *aggregate) addPage(out pageOut) {
 		if r.Error != "" {
 			continue
 		}
-		if r.Mode == space.ModeFast {
+		switch {
+		case r.TokenBudget != nil:
+			a.stages[stBudget].add(&r.RenderMS)
+		case r.Mode == space.ModeFast:
 			a.stages[stRender].add(&r.RenderMS)
-		} else {
+		default:
 			a.stages[stDeep].add(&r.RenderMS)
 		}
 		if r.TokenizeMS > 0 {

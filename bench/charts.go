@@ -41,6 +41,7 @@ func (r *Result) charts() ([]chart, error) {
 		{RatioChartFile, r.ratioChart},
 		{DeepChartFile, r.deepChart},
 		{StagesChartFile, r.stagesChart},
+		{BudgetChartFile, r.budgetChart},
 	} {
 		p, err := c.make()
 		if err != nil {
@@ -122,13 +123,10 @@ func (r *Result) tokensChart() (*plot.Plot, error) {
 		if len(pts) == 0 {
 			continue
 		}
-		line, dots, err := plotter.NewLinePoints(pts)
+		line, dots, err := styledLine(pts, k)
 		if err != nil {
 			return nil, err
 		}
-		line.Color, dots.Color = plotutil.Color(k), plotutil.Color(k)
-		line.Dashes = plotutil.Dashes(k)
-		dots.Shape = plotutil.Shape(k)
 		p.Add(line, dots)
 		p.Legend.Add(sr.Mode+", text "+string(sr.Text), line, dots)
 		drawn = true
@@ -138,6 +136,19 @@ func (r *Result) tokensChart() (*plot.Plot, error) {
 	}
 	p.Add(plotter.NewGrid())
 	return p, nil
+}
+
+// styledLine draws pts as a line with its points, in the k-th colour,
+// dash pattern and glyph of the palette.
+func styledLine(pts plotter.XYs, k int) (*plotter.Line, *plotter.Scatter, error) {
+	line, dots, err := plotter.NewLinePoints(pts)
+	if err != nil {
+		return nil, nil, err
+	}
+	line.Color, dots.Color = plotutil.Color(k), plotutil.Color(k)
+	line.Dashes = plotutil.Dashes(k)
+	dots.Shape = plotutil.Shape(k)
+	return line, dots, nil
 }
 
 // ratioChart: the distribution of the per-page compression ratio, one

@@ -10,6 +10,7 @@ import (
 
 	"actionspace/dom"
 	"actionspace/metrics"
+	"actionspace/render"
 	"actionspace/space"
 )
 
@@ -26,6 +27,9 @@ const (
 // the screen, three growing windows and the whole page.
 func DefaultExpansions() []int { return []int{0, 250, 500, 1000, dom.WholePage} }
 
+// DefaultBudgets are the token budgets swept by default (--token-budget).
+func DefaultBudgets() []int64 { return []int64{1000, 2000, 4000, 8000} }
+
 // Config holds the settings of a sweep. Start from DefaultConfig.
 type Config struct {
 	// RunID names the run in every row and file.
@@ -38,8 +42,12 @@ type Config struct {
 	// Texts lists the context-text policies swept, in order.
 	Texts []dom.TextPolicy
 	// Encodings are the tokenizers every space is counted with; the first
-	// one is the report's headline encoding.
+	// one is the report's headline encoding, and the one budgets count in.
 	Encodings []metrics.Encoding
+	// Budgets lists the token budgets swept, in order: per text policy and
+	// budget, one more cell, the fast action space fitted into that many
+	// tokens (render.FitBudget). Empty for none.
+	Budgets []int64
 	// Workers is the number of pages rendered at once.
 	Workers int
 	// Repeat is how many times each fast-mode cell is rendered per page;
@@ -69,6 +77,7 @@ func DefaultConfig() Config {
 		Expansions: DefaultExpansions(),
 		Texts:      []dom.TextPolicy{dom.TextViewport, dom.TextAll},
 		Encodings:  []metrics.Encoding{metrics.CL100K, metrics.O200K},
+		Budgets:    DefaultBudgets(),
 		Workers:    runtime.GOMAXPROCS(0),
 		Repeat:     DefaultRepeat,
 	}
@@ -128,6 +137,9 @@ func (c Config) Validate() error {
 			return fmt.Errorf("encodings: %s listed twice", e)
 		}
 	}
+	if err := render.ValidateBudgets(c.Budgets); err != nil {
+		return fmt.Errorf("token-budget: %w", err)
+	}
 	return c.Prices.Validate()
 }
 
@@ -139,41 +151,66 @@ func (c Config) logger() *slog.Logger {
 }
 
 // Cell is one setting of the sweep: a mode, a viewport expansion and a
-// text policy. Every page is rendered under every cell.
+// text policy, or a token budget and a text policy. Every page is
+// rendered under every cell.
 type Cell struct {
 	Mode      string
 	Expansion int
 	Text      dom.TextPolicy
+	// Budget is the token budget of a budget cell (Mode is then fast and
+	// Expansion unused: the budget decides the window); 0 for a cell of a
+	// fixed expansion.
+	Budget int64
 }
 
 // Key names the cell in reports and in the regression gate, e.g.
-// "fast/E500/viewport" or "deep/E-1/all".
+// "fast/E500/viewport", "deep/E-1/all", or "fast/B1000/viewport" for a
+// budget cell.
 func (c Cell) Key() string {
+	if c.Budget > 0 {
+		return c.Mode + "/B" + strconv.FormatInt(c.Budget, 10) + "/" + string(c.Text)
+	}
 	return c.Mode + "/E" + strconv.Itoa(c.Expansion) + "/" + string(c.Text)
 }
 
 // ParseCellKey is the inverse of Cell.Key.
 func ParseCellKey(key string) (Cell, error) {
 	parts := strings.Split(key, "/")
-	if len(parts) != 3 || !strings.HasPrefix(parts[1], "E") {
-		return Cell{}, fmt.Errorf("cell %q: want MODE/E<expansion>/TEXT", key)
+	if len(parts) != 3 || len(parts[1]) < 2 || (parts[1][0] != 'E' && parts[1][0] != 'B') {
+		return Cell{}, fmt.Errorf("cell %q: want MODE/E<expansion>/TEXT or MODE/B<budget>/TEXT", key)
+	}
+	c := Cell{Mode: parts[0], Text: dom.TextPolicy(parts[2])}
+	if parts[1][0] == 'B' {
+		n, err := strconv.ParseInt(parts[1][1:], 10, 64)
+		if err != nil || n < 1 {
+			return Cell{}, fmt.Errorf("cell %q: token budget %q: want a positive integer", key, parts[1][1:])
+		}
+		c.Budget = n
+		return c, nil
 	}
 	e, err := strconv.Atoi(parts[1][1:])
 	if err != nil {
 		return Cell{}, fmt.Errorf("cell %q: expansion: %w", key, err)
 	}
-	return Cell{Mode: parts[0], Expansion: e, Text: dom.TextPolicy(parts[2])}, nil
+	c.Expansion = e
+	return c, nil
 }
 
 // Cells returns the sweep's cells in report order: mode, then text
-// policy, then expansion, each in the order configured.
+// policy, then expansion, each in the order configured; then the budget
+// cells (fast mode), by text policy, then budget.
 func (c Config) Cells() []Cell {
-	cells := make([]Cell, 0, len(c.Modes)*len(c.Texts)*len(c.Expansions))
+	cells := make([]Cell, 0, len(c.Modes)*len(c.Texts)*len(c.Expansions)+len(c.Texts)*len(c.Budgets))
 	for _, m := range c.Modes {
 		for _, t := range c.Texts {
 			for _, e := range c.Expansions {
 				cells = append(cells, Cell{Mode: m, Expansion: e, Text: t})
 			}
+		}
+	}
+	for _, t := range c.Texts {
+		for _, n := range c.Budgets {
+			cells = append(cells, Cell{Mode: space.ModeFast, Text: t, Budget: n})
 		}
 	}
 	return cells

@@ -23,7 +23,7 @@ const (
 	// MetricRatio is the median compression ratio; lower is worse.
 	MetricRatio = "ratio"
 	// MetricRenderMS is the median render time per page, compared for
-	// fast-mode cells only.
+	// the fast-mode cells of a fixed expansion only.
 	MetricRenderMS = "render_ms"
 	// MetricPromptTokens is the mean deep-mode prompt tokens per page,
 	// counted locally.
@@ -221,8 +221,10 @@ func compareMetric(b, r *CellSummary, t Threshold) []Check {
 		perEncoding((*CellSummary).RatioMedian, true)
 	case MetricRenderMS:
 		// Fast mode only: a deep render's time is the LLM's latency, or in
-		// a dry run token counting, timed once.
-		if r.Mode == space.ModeFast {
+		// a dry run token counting, timed once. Nor budget cells: fitting
+		// a budget is mostly token counting, timed beside the counting of
+		// the other workers, too noisy to gate (the report shows it).
+		if r.Mode == space.ModeFast && r.TokenBudget == nil {
 			out = check(r.Cell, t.Metric, b.RenderMSMedian, r.RenderMSMedian, t, false)
 		}
 	case MetricPromptTokens:

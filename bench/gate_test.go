@@ -66,11 +66,11 @@ func summaryOf(cells ...CellSummary) *Summary {
 func cellWith(key string, tokens, renderMS, ratio float64) CellSummary {
 	c, _ := ParseCellKey(key)
 	return CellSummary{Cell: key, Mode: c.Mode, TokensCL100KMean: &tokens, TokensO200KMean: ptr(tokens * 0.99),
-		RenderMSMedian: &renderMS, RatioCL100KMedian: &ratio}
+		RenderMSMedian: &renderMS, RatioCL100KMedian: &ratio, BudgetSummary: BudgetSummary{TokenBudget: budgetOf(c)}}
 }
 
 func TestCompare(t *testing.T) {
-	const key = "fast/E0/viewport"
+	const key, budgetKey = "fast/E0/viewport", "fast/B1000/viewport"
 	base := summaryOf(cellWith(key, 100, 1.0, 40))
 	tests := []struct {
 		name       string
@@ -95,6 +95,11 @@ func TestCompare(t *testing.T) {
 		{"new errors", base, summaryOf(func() CellSummary { c := cellWith(key, 100, 1.0, 40); c.Errors = 1; return c }()), DefaultMaxRegress, true,
 			[]string{key + " errors"}},
 		{"no common cell", base, summaryOf(cellWith("fast/E0/all", 100, 1.0, 40)), DefaultMaxRegress, true, nil},
+		// A budget cell's fit time is not gated (token counting, too
+		// noisy); its tokens are.
+		{"budget render up 30%", summaryOf(cellWith(budgetKey, 900, 20, 5)), summaryOf(cellWith(budgetKey, 900, 26, 5)), DefaultMaxRegress, false, nil},
+		{"budget tokens up 3%", summaryOf(cellWith(budgetKey, 900, 20, 5)), summaryOf(cellWith(budgetKey, 927, 20, 5)), DefaultMaxRegress, true,
+			[]string{budgetKey + " tokens[cl100k_base]", budgetKey + " tokens[o200k_base]"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

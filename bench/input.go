@@ -92,6 +92,8 @@ type blobColumns struct {
 	HTML            string `parquet:"html"`
 	Capture         []byte `parquet:"capture,optional"`
 	CaptureEncoding string `parquet:"capture_encoding"`
+	AXTree          []byte `parquet:"axtree,optional"`
+	AXTreeEncoding  string `parquet:"axtree_encoding"`
 }
 
 // pageColumns is one page to render: its pages row joined with its blobs
@@ -101,6 +103,10 @@ type pageColumns struct {
 	HTML            string
 	Capture         []byte
 	CaptureEncoding string
+	// AXTree is the accessibility tree of the page state (the oracle of
+	// recall), encoded as AXTreeEncoding says; nil when none was taken.
+	AXTree         []byte
+	AXTreeEncoding string
 }
 
 // renderable reports whether the page has a capture the bench can decode.
@@ -113,7 +119,8 @@ func (p *pageColumns) renderable() bool {
 // outlive the Scan callback.
 func join(info pageInfo, b blobColumns) pageColumns {
 	return pageColumns{pageInfo: info, HTML: strings.Clone(b.HTML),
-		Capture: bytes.Clone(b.Capture), CaptureEncoding: strings.Clone(b.CaptureEncoding)}
+		Capture: bytes.Clone(b.Capture), CaptureEncoding: strings.Clone(b.CaptureEncoding),
+		AXTree: bytes.Clone(b.AXTree), AXTreeEncoding: strings.Clone(b.AXTreeEncoding)}
 }
 
 // readPages reads the pages rows of in, by page ID.

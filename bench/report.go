@@ -102,6 +102,7 @@ func (r *Result) WriteHeadline(w io.Writer) {
 	r.writeGrid(w, space.ModeFast, func(c *CellSummary) string { return fmtOpt(c.IDsMean, 1) })
 	fmt.Fprintf(w, "\ncompression ratio (median HTML tokens / action-space tokens, %s):\n", enc)
 	r.writeGrid(w, space.ModeFast, func(c *CellSummary) string { return fmtOpt(c.RatioMedian(enc), 1) })
+	r.writeBudgetHeadline(w)
 	fmt.Fprintf(w, "\nspeed: %.0f renders/s per core (select + render, %d renders); %.0f cells/s per worker end to end (%d workers)\n",
 		s.Speed.RendersPerSecondPerCore, s.Speed.Renders, s.Speed.CellsPerSecondPerCore, s.Speed.Workers)
 }
@@ -197,8 +198,12 @@ func (r *Result) WriteReport(w io.Writer, charts []string, gate *Gate) {
 	}
 	fmt.Fprintf(w, "- **Input:** %s, `%s` (pages files: %d; crawl run `%s`, browser %s): %d pages rendered, %d rows skipped (no capture), %d captures failed to decode.\n",
 		label, s.Input.Path, s.Input.Files, s.Input.CrawlRunID, orDash(s.Input.BrowserVersion), s.Input.Rendered, s.Input.Skipped, s.Input.Failed)
-	fmt.Fprintf(w, "- **Matrix:** modes %s × viewport_expansion %s × text %s = %d cells; tokens counted in %s (the tables lead with %s).\n",
-		strings.Join(s.Config.Modes, ", "), joinInts(s.Config.Expansions), strings.Join(s.Config.Texts, ", "), len(s.Cells),
+	budgets := ""
+	if len(s.Config.Budgets) > 0 {
+		budgets = fmt.Sprintf(", plus token budgets %s × text", joinInts(s.Config.Budgets))
+	}
+	fmt.Fprintf(w, "- **Matrix:** modes %s × viewport_expansion %s × text %s%s = %d cells; tokens counted in %s (the tables lead with %s).\n",
+		strings.Join(s.Config.Modes, ", "), joinInts(s.Config.Expansions), strings.Join(s.Config.Texts, ", "), budgets, len(s.Cells),
 		strings.Join(s.Config.Encodings, ", "), enc)
 	fmt.Fprintf(w, "- **Machine:** %s, %d CPUs, GOMAXPROCS %d, %s %s/%s; %d workers; each fast cell timed as the fastest of %d renders.\n",
 		orUnknown(s.Machine.CPUModel), s.Machine.CPUs, s.Machine.GOMAXPROCS, s.Machine.GoVersion, s.Machine.GOOS, s.Machine.GOARCH,
@@ -251,10 +256,11 @@ func (r *Result) WriteReport(w io.Writer, charts []string, gate *Gate) {
 		fmt.Fprintf(w, "No ratios: the crawl dataset holds no HTML token counts or HTML.\n\n")
 	}
 
+	r.writeBudgets(w, has(BudgetChartFile))
 	r.writeCosts(w)
 	r.writeDeep(w, has(DeepChartFile))
 
-	fmt.Fprintf(w, "## Time per stage\n\nCrawl stages come from the crawl dataset's pages rows; bench stages are measured here: decode = decompress and parse the capture and build the tree, once per page; render = select and render one fast-mode cell (the fastest of the timed runs); deep render = one deep-mode cell, LLM calls included (in a dry run: building and counting the prompt); tokenize = count one cell's tokens in every encoding.\n\n")
+	fmt.Fprintf(w, "## Time per stage\n\nCrawl stages come from the crawl dataset's pages rows; bench stages are measured here: decode = decompress and parse the capture and build the tree, once per page; render = select and render one fast-mode cell (the fastest of the timed runs); deep render = one deep-mode cell, LLM calls included (in a dry run: building and counting the prompt); tokenize = count one cell's tokens in every encoding; budget fit = fit one budget cell (the fastest of the timed runs, token counts of its probes included).\n\n")
 	fmt.Fprint(w, "| stage | source | measurements | median ms | p90 ms | mean ms |\n|---|---|---:|---:|---:|---:|\n")
 	for _, st := range s.Stages {
 		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s |\n", st.Name, st.Source, st.Count, fmtOpt(st.MedianMS, 3), fmtOpt(st.P90MS, 3), fmtOpt(st.MeanMS, 3))
@@ -385,10 +391,10 @@ func fmtWorsePct(p float64) string {
 	return fmt.Sprintf("%+.1f%%", p)
 }
 
-func joinInts(xs []int) string {
+func joinInts[T int | int64](xs []T) string {
 	var s []string
 	for _, x := range xs {
-		s = append(s, strconv.Itoa(x))
+		s = append(s, strconv.FormatInt(int64(x), 10))
 	}
 	return strings.Join(s, ", ")
 }

@@ -12,6 +12,7 @@ const (
 	RatioChartFile  = "compression_ratio.svg"
 	DeepChartFile   = "deep_tokens.svg"
 	StagesChartFile = "stage_times.svg"
+	BudgetChartFile = "recall_vs_budget.svg"
 	CrawlDir        = "crawl"
 )
 
@@ -36,7 +37,8 @@ type CellRow struct {
 	SchemaVersion int64 `parquet:"schema_version"`
 	// URL is the page's input URL.
 	URL string `parquet:"url"`
-	// Cell is the cell's key, MODE/E<expansion>/TEXT (see Cell.Key).
+	// Cell is the cell's key, MODE/E<expansion>/TEXT, or MODE/B<budget>/TEXT
+	// for a budget cell (see Cell.Key).
 	Cell string `parquet:"cell"`
 	// Format is the perception format rendered (see the spaces table's
 	// format column).
@@ -44,10 +46,15 @@ type CellRow struct {
 	// Mode is the renderer: "fast" or "deep".
 	Mode string `parquet:"mode"`
 	// ViewportExpansion is the expansion in CSS pixels; -1 is the whole
-	// page.
+	// page. In a budget cell, the window the budget reached on this page
+	// (budget_expansion), as in the spaces table.
 	ViewportExpansion int64 `parquet:"viewport_expansion"`
 	// TextPolicy is the context-text policy: viewport, all or none.
 	TextPolicy string `parquet:"text_policy"`
+	// BudgetMetrics are a budget cell's budget, the window it reached,
+	// what it dropped and its recall (see the spaces table); null in the
+	// other cells.
+	dataset.BudgetMetrics
 	// Error is why the page could not be rendered under this cell (a
 	// capture that does not decode, a deep-mode failure); empty when it
 	// was. A row with an error has zero counts and null tokens.
@@ -62,7 +69,8 @@ type CellRow struct {
 	dataset.HTMLMetrics
 	// SpaceMetrics are the space's measurements, as in the spaces table;
 	// render_ms is the fastest of render_runs renders (deep mode: one run,
-	// LLM calls included).
+	// LLM calls included; a budget cell: fitting the budget, the token
+	// counts of its probes included).
 	dataset.SpaceMetrics
 	// RenderRuns is the number of times the cell was rendered to time it.
 	RenderRuns int64 `parquet:"render_runs"`

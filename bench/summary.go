@@ -78,6 +78,7 @@ type RunConfig struct {
 	Expansions []int    `json:"viewport_expansions"`
 	Texts      []string `json:"text_policies"`
 	Encodings  []string `json:"encodings"`
+	Budgets    []int64  `json:"token_budgets,omitempty"`
 	Repeat     int      `json:"repeat"`
 	Workers    int      `json:"workers"`
 }
@@ -123,8 +124,9 @@ type Speed struct {
 type Stage struct {
 	// Name is the stage: navigate, settle, capture, content (crawl);
 	// decode (per page), render (fast mode, per page × cell), deep render
-	// (deep mode, LLM calls or a dry run's prompt, per page × cell) and
-	// tokenize (per page × cell with a text) (bench).
+	// (deep mode, LLM calls or a dry run's prompt, per page × cell),
+	// tokenize (per page × cell with a text) and budget fit (per page ×
+	// budget cell) (bench).
 	Name string `json:"name"`
 	// Source is "crawl" or "bench".
 	Source string `json:"source"`
@@ -145,10 +147,14 @@ type Stage struct {
 type CellSummary struct {
 	// Cell is the cell's key (see Cell.Key).
 	Cell string `json:"cell" parquet:"cell"`
-	// Mode, ViewportExpansion and TextPolicy spell the cell out.
+	// Mode, ViewportExpansion and TextPolicy spell the cell out; a budget
+	// cell has no expansion of its own (0; see BudgetSummary).
 	Mode              string `json:"mode" parquet:"mode"`
 	ViewportExpansion int64  `json:"viewport_expansion" parquet:"viewport_expansion"`
 	TextPolicy        string `json:"text_policy" parquet:"text_policy"`
+	// BudgetSummary is a budget cell's budget and what it kept; null in
+	// the other cells.
+	BudgetSummary
 	// Pages is the number of pages rendered under the cell, errors
 	// included.
 	Pages int64 `json:"pages" parquet:"pages"`
@@ -210,6 +216,31 @@ type CellSummary struct {
 	// Costs holds the estimated cost per model of the price table whose
 	// encoding was counted.
 	Costs []Cost `json:"costs" parquet:"costs,list"`
+}
+
+// BudgetSummary aggregates a budget cell over its pages (those rendered
+// without error); every figure is null in the cells of a fixed expansion.
+type BudgetSummary struct {
+	// TokenBudget is the cell's budget, in tokens of the headline encoding.
+	TokenBudget *int64 `json:"token_budget" parquet:"token_budget"`
+	// WholePagePages is the number of pages whose whole page fitted.
+	WholePagePages *int64 `json:"whole_page_pages" parquet:"whole_page_pages"`
+	// BudgetExpansionMedian is the median window reached (budget_expansion,
+	// CSS pixels) over the pages whose whole page did not fit; null when
+	// every page fitted.
+	BudgetExpansionMedian *float64 `json:"budget_expansion_median" parquet:"budget_expansion_median"`
+	// DroppedIDsMean is the mean number of IDs dropped per page.
+	DroppedIDsMean *float64 `json:"dropped_ids_mean" parquet:"dropped_ids_mean"`
+	// RecallPages is the number of pages with a page_recall (an oracle
+	// with at least one element).
+	RecallPages *int64 `json:"recall_pages" parquet:"recall_pages"`
+	// PageRecallMean is the mean of page_recall over those pages: the
+	// share of each page's oracle elements that got a handle, a
+	// denominator that does not move with the budget.
+	PageRecallMean *float64 `json:"page_recall_mean" parquet:"page_recall_mean"`
+	// ViewportRecallMean is the mean of viewport_recall over the pages
+	// with an oracle element on the screen.
+	ViewportRecallMean *float64 `json:"viewport_recall_mean" parquet:"viewport_recall_mean"`
 }
 
 // TokensMean returns the mean action-space tokens per page in enc.
@@ -307,6 +338,12 @@ type cellAcc struct {
 	coverage       []float64
 	hallucinated   *int64
 	cacheHits      int64
+	// Budget cells.
+	wholePage      int64
+	budgetExp      []float64
+	droppedIDs     []float64
+	pageRecall     []float64
+	viewportRecall []float64
 }
 
 // add folds one row into the cell. A failed row counts as an error, but
@@ -343,6 +380,45 @@ func (a *cellAcc) add(r *CellRow) {
 	a.renderMS = append(a.renderMS, r.RenderMS)
 	if r.TokenizeMS > 0 {
 		a.tokenizeMS = append(a.tokenizeMS, r.TokenizeMS)
+	}
+	if a.cell.Budget > 0 {
+		a.addBudget(&r.BudgetMetrics)
+	}
+}
+
+// addBudget folds a budget row's figures.
+func (a *cellAcc) addBudget(b *dataset.BudgetMetrics) {
+	if e := b.BudgetExpansion; e != nil {
+		if *e == -1 {
+			a.wholePage++
+		} else {
+			a.budgetExp = append(a.budgetExp, float64(*e))
+		}
+	}
+	if b.DroppedIDs != nil {
+		a.droppedIDs = append(a.droppedIDs, float64(*b.DroppedIDs))
+	}
+	if b.PageRecall != nil {
+		a.pageRecall = append(a.pageRecall, *b.PageRecall)
+	}
+	if b.ViewportRecall != nil {
+		a.viewportRecall = append(a.viewportRecall, *b.ViewportRecall)
+	}
+}
+
+// budgetSummary computes a budget cell's figures.
+func (a *cellAcc) budgetSummary() BudgetSummary {
+	if a.cell.Budget == 0 {
+		return BudgetSummary{}
+	}
+	return BudgetSummary{
+		TokenBudget:           ptr(a.cell.Budget),
+		WholePagePages:        ptr(a.wholePage),
+		BudgetExpansionMedian: num(metrics.Median(a.budgetExp)),
+		DroppedIDsMean:        num(metrics.Mean(a.droppedIDs)),
+		RecallPages:           ptr(int64(len(a.pageRecall))),
+		PageRecallMean:        num(metrics.Mean(a.pageRecall)),
+		ViewportRecallMean:    num(metrics.Mean(a.viewportRecall)),
 	}
 }
 
@@ -383,6 +459,7 @@ func (a *cellAcc) summary(encs []metrics.Encoding, prices Prices) CellSummary {
 		Mode:              a.cell.Mode,
 		ViewportExpansion: int64(a.cell.Expansion),
 		TextPolicy:        string(a.cell.Text),
+		BudgetSummary:     a.budgetSummary(),
 		Pages:             a.pages,
 		Errors:            a.errors,
 		IDsMean:           num(metrics.Mean(a.ids)),

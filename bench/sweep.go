@@ -14,9 +14,12 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"actionspace/axtree"
 	"actionspace/dataset"
 	"actionspace/dataset/store"
 	"actionspace/dom"
+	"actionspace/oracle"
+	"actionspace/render"
 	"actionspace/space"
 )
 
@@ -318,10 +321,22 @@ func (s *sweeper) page(ctx context.Context, p pageColumns, t pageTiming) pageOut
 		return out
 	}
 	html := s.htmlTokens(p)
+	var o *oracle.Oracle
+	if len(s.cfg.Budgets) > 0 {
+		o = s.oracleOf(p, tree)
+	}
 	for i, c := range s.cells {
 		if err := ctx.Err(); err != nil {
 			out.err = context.Cause(ctx)
 			return out
+		}
+		if c.Budget > 0 {
+			row := s.budgetRow(ctx, p, tree, o, c, html)
+			if row.Error != "" {
+				s.cfg.logger().Warn("render failed", logPageID, p.PageID, logURL, p.URL, logCell, c.Key(), logError, row.Error)
+			}
+			out.rows = append(out.rows, row)
+			continue
 		}
 		var rd rendered
 		s.renderRun(ctx, tree, c, &rd)
@@ -357,6 +372,68 @@ func decode(packed []byte) (*dom.Tree, error) {
 	return dom.NewTree(c), nil
 }
 
+// oracleOf builds the page's oracle of actionable elements from its
+// stored accessibility tree; nil, and recall null, when the crawl took
+// none or it does not decode (logged).
+func (s *sweeper) oracleOf(p pageColumns, tree *dom.Tree) *oracle.Oracle {
+	if len(p.AXTree) == 0 {
+		return nil
+	}
+	rec, err := decodeAXTree(p.AXTree, p.AXTreeEncoding)
+	if err != nil {
+		s.cfg.logger().Warn("accessibility tree does not decode: no recall", logPageID, p.PageID, logURL, p.URL, logError, err)
+		return nil
+	}
+	return oracle.New(rec, tree)
+}
+
+// decodeAXTree turns a stored accessibility tree into a record.
+func decodeAXTree(packed []byte, encoding string) (*axtree.Record, error) {
+	if encoding != dataset.CaptureEncoding {
+		return nil, fmt.Errorf("axtree_encoding %q: want %q", encoding, dataset.CaptureEncoding)
+	}
+	raw, err := dataset.DecompressCapture(packed)
+	if err != nil {
+		return nil, err
+	}
+	return axtree.Parse(raw)
+}
+
+// budgetRow is a budget cell's row on one page: it fits the page into the
+// budget Config.Repeat times (timed here, in the main pass, since fitting
+// counts tokens itself), keeps the fastest time, checks that every run
+// gives the same space, and measures it, recall against o included.
+func (s *sweeper) budgetRow(ctx context.Context, p pageColumns, tree *dom.Tree, o *oracle.Oracle, c Cell, html space.Tokens) CellRow {
+	row := s.base(p, c, html)
+	var first render.BudgetSpace
+	var best time.Duration
+	for run := range s.cfg.Repeat {
+		bs, d, err := s.meter.FitBudget(tree, c.Budget, c.Text)
+		switch {
+		case err != nil:
+			row.Error = fmt.Sprintf("render %s: %v", c.Key(), err)
+			return row
+		case run == 0:
+			first, best = bs, d
+		case bs.Perception != first.Perception || !slices.Equal(bs.Kept, first.Kept):
+			row.Error = fmt.Sprintf("render %s: not deterministic: run %d differs from run 1", c.Key(), run+1)
+			return row
+		default:
+			best = min(best, d)
+		}
+	}
+	row.ViewportExpansion = int64(first.Expansion)
+	var err error
+	row.SpaceMetrics, row.BudgetMetrics, err = s.meter.MeasureBudget(ctx, first, html, tree, o)
+	row.RenderMS, row.RenderRuns = space.MS(best), int64(s.cfg.Repeat)
+	if err != nil {
+		row.Error = err.Error()
+		return row
+	}
+	row.SpaceSHA256, row.PerceptionSHA256 = hash(first.ActionSpace), hash(first.Perception)
+	return row
+}
+
 // htmlTokens returns the page's HTML token counts: the crawl's, with
 // those of the encodings the crawl did not count counted here.
 func (s *sweeper) htmlTokens(p pageColumns) space.Tokens {
@@ -387,7 +464,16 @@ func (s *sweeper) base(p pageColumns, c Cell, html space.Tokens) CellRow {
 		ViewportExpansion: int64(c.Expansion),
 		TextPolicy:        string(c.Text),
 		HTMLMetrics:       dataset.HTMLMetrics{HTMLBytes: p.HTMLBytes, HTMLTokensCL100K: html.CL100K, HTMLTokensO200K: html.O200K},
+		BudgetMetrics:     dataset.BudgetMetrics{TokenBudget: budgetOf(c)},
 	}
+}
+
+// budgetOf is a cell's token_budget: nil for a cell of a fixed expansion.
+func budgetOf(c Cell) *int64 {
+	if c.Budget == 0 {
+		return nil
+	}
+	return &c.Budget
 }
 
 // measure makes a page's row for one rendered cell: counts, hashes and
@@ -416,7 +502,7 @@ func (s *sweeper) measure(ctx context.Context, p pageColumns, c Cell, html space
 
 // record is the sweep's configuration as a summary records it.
 func (c Config) record() RunConfig {
-	r := RunConfig{Modes: c.Modes, Expansions: c.Expansions, Repeat: c.Repeat, Workers: c.Workers}
+	r := RunConfig{Modes: c.Modes, Expansions: c.Expansions, Budgets: c.Budgets, Repeat: c.Repeat, Workers: c.Workers}
 	for _, t := range c.Texts {
 		r.Texts = append(r.Texts, string(t))
 	}

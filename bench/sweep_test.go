@@ -20,7 +20,9 @@ import (
 
 // wantCellColumns are the documented columns of cells.parquet, in order.
 var wantCellColumns = []string{
-	"run_id", "page_id", "schema_version", "url", "cell", "format", "mode", "viewport_expansion", "text_policy", "error",
+	"run_id", "page_id", "schema_version", "url", "cell", "format", "mode", "viewport_expansion", "text_policy",
+	"token_budget", "budget_expansion", "budget_stage", "dropped_ids", "dropped_lines", "cut_texts", "page_recall", "viewport_recall",
+	"error",
 	"space_sha256", "perception_sha256", "html_bytes", "html_tokens_cl100k", "html_tokens_o200k",
 	"action_count", "ids_L", "ids_B", "ids_I", "ids_F", "ids_O", "ids_M",
 	"space_bytes", "perception_bytes",
@@ -33,7 +35,9 @@ var wantCellColumns = []string{
 
 // wantSummaryColumns are the documented columns of summary.parquet.
 var wantSummaryColumns = []string{
-	"cell", "mode", "viewport_expansion", "text_policy", "pages", "errors",
+	"cell", "mode", "viewport_expansion", "text_policy",
+	"token_budget", "whole_page_pages", "budget_expansion_median", "dropped_ids_mean", "recall_pages", "page_recall_mean", "viewport_recall_mean",
+	"pages", "errors",
 	"tokens_cl100k_mean", "tokens_cl100k_median", "tokens_cl100k_p90", "tokens_cl100k_sum",
 	"tokens_o200k_mean", "tokens_o200k_median", "tokens_o200k_p90", "tokens_o200k_sum",
 	"perception_tokens_cl100k_mean", "perception_tokens_o200k_mean", "ids_mean", "ids_median",
@@ -282,6 +286,10 @@ func TestConfig_Validate(t *testing.T) {
 		{"bad encoding", func(c *Config) { c.Encodings = []metrics.Encoding{"gpt2"} }, "encodings"},
 		{"no workers", func(c *Config) { c.Workers = 0 }, "workers"},
 		{"no repeat", func(c *Config) { c.Repeat = 0 }, "repeat"},
+		{"no budgets", func(c *Config) { c.Budgets = nil }, ""},
+		{"zero budget", func(c *Config) { c.Budgets = []int64{0} }, "token-budget"},
+		{"negative budget", func(c *Config) { c.Budgets = []int64{1000, -1} }, "token-budget"},
+		{"budget twice", func(c *Config) { c.Budgets = []int64{1000, 2000, 1000} }, "listed twice"},
 		{"bad price", func(c *Config) { c.Prices = Prices{Models: []Price{{Model: "m", Encoding: "x"}}} }, "prices"},
 	}
 	for _, tt := range tests {
@@ -309,7 +317,10 @@ func TestCell_Key(t *testing.T) {
 	if got, want := (Cell{Mode: space.ModeFast, Expansion: -1, Text: dom.TextAll}).Key(), "fast/E-1/all"; got != want {
 		t.Errorf("Key() = %q, want %q", got, want)
 	}
-	for _, bad := range []string{"", "fast", "fast/500/all", "fast/Ex/all", "a/b/c/d"} {
+	if got, want := (Cell{Mode: space.ModeFast, Text: dom.TextViewport, Budget: 1000}).Key(), "fast/B1000/viewport"; got != want {
+		t.Errorf("Key() = %q, want %q", got, want)
+	}
+	for _, bad := range []string{"", "fast", "fast/500/all", "fast/Ex/all", "a/b/c/d", "fast/B0/all", "fast/B-5/all", "fast/Bx/all", "fast/B/all"} {
 		if _, err := ParseCellKey(bad); err == nil {
 			t.Errorf("ParseCellKey(%q): no error", bad)
 		}

@@ -1,15 +1,11 @@
 package bench
 
 import (
-	"compress/gzip"
 	"context"
 	"fmt"
-	"io"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 	"time"
 
@@ -23,6 +19,7 @@ import (
 	"actionspace/dataset"
 	"actionspace/dataset/store"
 	"actionspace/dom"
+	"actionspace/internal/storedtest"
 	"actionspace/pipeline"
 )
 
@@ -30,34 +27,14 @@ import (
 // goldens, ../render/testdata/<page>/capture.json.gz, in name order.
 func storedCaptures(tb testing.TB) []string {
 	tb.Helper()
-	paths, err := filepath.Glob(filepath.Join("..", "render", "testdata", "*", "capture.json.gz"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if len(paths) < 12 {
-		tb.Fatalf("found %d stored captures in render/testdata, want one per corpus page (>= 12)", len(paths))
-	}
-	sort.Strings(paths)
-	return paths
+	return storedtest.Captures(tb, filepath.Join("..", "render", "testdata"))
 }
 
-// readCapture returns a stored capture's raw JSON.
+// readCapture returns a stored capture's raw JSON (or any stored, gzipped
+// file's content).
 func readCapture(tb testing.TB, path string) []byte {
 	tb.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		tb.Fatalf("%s: %v", path, err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		tb.Fatalf("%s: %v", path, err)
-	}
-	return raw
+	return storedtest.Read(tb, path)
 }
 
 // datasetOptions shape a test crawl dataset.
@@ -66,6 +43,8 @@ type datasetOptions struct {
 	failed bool
 	// corrupt adds a page whose capture does not decode.
 	corrupt bool
+	// noAXTree leaves the accessibility trees out (no recall).
+	noAXTree bool
 }
 
 // writeCaptureDataset writes a crawl dataset at dir (one part of each
@@ -102,6 +81,14 @@ func writeCaptureDataset(tb testing.TB, dir string, captures []string, o dataset
 			tb.Fatal(err)
 		}
 		row := okRow(c.Page.URL, c.Page.Title, html, packed, at)
+		// The accessibility tree stored beside the capture: the oracle of
+		// recall.
+		if ax := filepath.Join(filepath.Dir(path), "axtree.json.gz"); !o.noAXTree {
+			if row.Blob.AXTree, err = dataset.CompressCapture(readCapture(tb, ax)); err != nil {
+				tb.Fatal(err)
+			}
+			row.Blob.AXTreeEncoding = dataset.CaptureEncoding
+		}
 		if err := w.Write(row); err != nil {
 			tb.Fatal(err)
 		}
@@ -147,11 +134,12 @@ func okRow(u, title, html string, packed []byte, at time.Time) dataset.Rows {
 }
 
 // testConfig is a small matrix: fast mode, three expansions, two text
-// policies, both encodings.
+// policies, both encodings, no token budgets.
 func testConfig(runID string) Config {
 	cfg := DefaultConfig()
 	cfg.RunID = runID
 	cfg.Expansions = []int{0, 500, dom.WholePage}
+	cfg.Budgets = nil
 	cfg.Workers = 3
 	cfg.Repeat = 2
 	cfg.Prices = DefaultPrices()

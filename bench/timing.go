@@ -37,7 +37,9 @@ type cellTiming struct {
 // time is the timing pass over one page: it decodes the capture and
 // renders every fast-mode cell Config.Repeat times, run 1 of every cell,
 // then run 2, and so on, so that one stall cannot hit all of a cell's
-// runs. Deep-mode cells are timed in the main pass: they may call an LLM.
+// runs. Deep-mode cells are timed in the main pass: they may call an LLM;
+// so are budget cells: fitting a budget counts tokens, which the timing
+// pass keeps away from the renders it times.
 func (s *sweeper) time(ctx context.Context, _ int, p pageColumns) pageTiming {
 	start := time.Now()
 	tree, err := decode(p.Capture)
@@ -52,7 +54,7 @@ func (s *sweeper) time(ctx context.Context, _ int, p pageColumns) pageTiming {
 			t.calibration = d
 		}
 		for i, c := range s.cells {
-			if c.Mode == space.ModeFast && ctx.Err() == nil {
+			if c.Mode == space.ModeFast && c.Budget == 0 && ctx.Err() == nil {
 				s.renderRun(ctx, tree, c, &rds[i])
 			}
 		}

@@ -287,10 +287,11 @@ type BlobRow struct {
 
 // SpaceRow is one row of the spaces table: one row per page x format x
 // mode x viewport_expansion x text policy, for pages that were captured
-// (and, for playwright-ai and axtree, whose record was stored). It joins
-// PageRow on page_id (and run_id). Pointer fields are nullable as for
-// PageRow; the deep-mode columns are null on every fast-mode row and every
-// other format's.
+// (and, for playwright-ai and axtree, whose record was stored), and one per
+// page x token budget (crawl --token-budget). It joins PageRow on page_id
+// (and run_id). Pointer fields are nullable as for PageRow; the deep-mode
+// columns are null on every fast-mode row and every other format's, the
+// budget columns on every unbudgeted row.
 type SpaceRow struct {
 	// RunID identifies the run; see PageRow.RunID.
 	RunID string `parquet:"run_id"`
@@ -313,13 +314,20 @@ type SpaceRow struct {
 	Mode string `parquet:"mode"`
 	// ViewportExpansion is the number of CSS pixels the viewport was grown
 	// by on every side to select elements; -1 means the whole page (the one
-	// window of the html format).
+	// window of the html format). On a budgeted row it is the window the
+	// budget reached, the same value as budget_expansion (0 when lines were
+	// dropped from the viewport's rendering), and on a cut-from-the-end
+	// baseline -1 (the whole page's text, cut): filter on token_budget IS
+	// NULL for the fixed windows.
 	ViewportExpansion int64 `parquet:"viewport_expansion"`
 	// TextPolicy says which context text lines an actionspace row emitted:
 	// "viewport" (rendered text inside the grown viewport), "all" (all
 	// text, as the reference design does) or "none"; empty for the other
 	// formats, which have no such switch.
 	TextPolicy string `parquet:"text_policy"`
+	// BudgetMetrics are the token budget the row was fitted into and what
+	// fitting it cost; null on an unbudgeted row.
+	BudgetMetrics
 	// ActionSpace is the text an agent reads, UTF-8: in fast mode, one line
 	// per action or context text; in deep mode, the rendered LLM
 	// description; for playwright-ai, axtree and html, that format's text
@@ -610,6 +618,58 @@ type OracleRow struct {
 	// element), label_of_control, or not_captured (no capture element);
 	// null when it got one.
 	MissReason *string `parquet:"miss_reason"`
+}
+
+// BudgetMetrics describe a space fitted into a token budget (crawl and
+// bench --token-budget), shared by the spaces table and the bench's cells
+// table: the budget, the window it reached, what was left out and what the
+// kept handles are worth against the oracle. Every column is null on an
+// unbudgeted row.
+type BudgetMetrics struct {
+	// TokenBudget is the budget N the space was fitted into, in tokens of
+	// the run's headline encoding (the first of --encodings), counted over
+	// the whole perception text, wrapper included (over the text itself for
+	// a cut-from-the-end baseline, which has no wrapper); the row's
+	// perception tokens in that encoding never exceed it. Null on an
+	// unbudgeted row.
+	TokenBudget *int64 `parquet:"token_budget"`
+	// BudgetExpansion is the window the budget reached, in CSS pixels grown
+	// on every side of the viewport: -1 when the whole page fitted, 0 when
+	// not even the viewport fitted (lines were then dropped or cut). Null
+	// on an unbudgeted row and on a cut-from-the-end baseline, which cuts
+	// the whole page's text and grows no window.
+	BudgetExpansion *int64 `parquet:"budget_expansion"`
+	// BudgetStage says how the budget was met: "whole-page", "grow",
+	// "drop-text", "cut-text", "drop-ids" or "empty" (not even the wrapper
+	// fitted) for actionspace, from the least to the most lost;
+	// "cut-from-end" for a baseline whose text lost its trailing lines
+	// ("whole-page" when all of it fitted). Null on an unbudgeted row.
+	BudgetStage *string `parquet:"budget_stage"`
+	// DroppedIDs is the number of handles (IDs, refs, node ids) of the
+	// unbudgeted rendering the row starts from (at budget_expansion; the
+	// whole text for a baseline) that the row leaves out; 0 in the
+	// whole-page and grow stages. Null on an unbudgeted row.
+	DroppedIDs *int64 `parquet:"dropped_ids"`
+	// DroppedLines is the number of lines of that rendering the row leaves
+	// out, handles and context text alike (the action space's lines, not
+	// the wrapper's). Null on an unbudgeted row.
+	DroppedLines *int64 `parquet:"dropped_lines"`
+	// CutTexts is the number of element texts and attribute values the row
+	// shows shorter than the unbudgeted rendering does (the cut-text and
+	// drop-ids stages); 0 otherwise. Null on an unbudgeted row.
+	CutTexts *int64 `parquet:"cut_texts"`
+	// PageRecall is the fraction of the page's oracle elements (those whose
+	// box meets the whole page's window, E = -1) that got a handle in the
+	// row. The denominator does not move with the budget, so for one page
+	// and format page_recall never falls as the budget grows. Null on an
+	// unbudgeted row, when no accessibility tree was captured, or when the
+	// page has no oracle element.
+	PageRecall *float64 `parquet:"page_recall"`
+	// ViewportRecall is the fraction of the viewport's oracle elements
+	// (those whose box meets the screen, E = 0) that got a handle in the
+	// row: what the budget kept of what the user sees. Null as for
+	// page_recall, and when no oracle element is on the screen.
+	ViewportRecall *float64 `parquet:"viewport_recall"`
 }
 
 // HTMLMetrics are the size and token counts of a page's HTML, shared by

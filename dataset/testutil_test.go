@@ -187,6 +187,13 @@ func spaceRow(i int) SpaceRow {
 			X: 10.5, Y: float64(100 * k), Width: 80, Height: 24.25,
 		})
 	}
+	if i%4 == 2 { // a budgeted row; recall null on every other one
+		r.TokenBudget, r.BudgetExpansion, r.BudgetStage = ptr(int64(1000*i)), ptr(int64(125)), ptr("grow")
+		r.DroppedIDs, r.DroppedLines, r.CutTexts = ptr(int64(0)), ptr(int64(i%3)), ptr(int64(i%5))
+		if i%8 == 2 {
+			r.PageRecall, r.ViewportRecall = ptr(0.625), ptr(1.0)
+		}
+	}
 	if i%2 == 1 {
 		r.Mode = "deep"
 		r.LLMModel = ptr("qwen2.5-7b-instruct")

@@ -117,17 +117,13 @@ func (o *Oracle) ScoreHandled(win dom.Rect, handled []bool, handles, matched int
 // element (see StandsFor).
 func (o *Oracle) View(v *dom.View) Result {
 	nodes := v.Tree.Capture.Nodes
-	// has[i]: element i has an ID, itself or through a label with one (a
-	// label stands for its control).
-	has := make(map[int]bool, len(v.Items))
+	var kept []int
 	for _, it := range v.Items {
 		if it.IsAction() {
-			has[it.Node] = true
-			if nd := &nodes[it.Node]; nd.Tag == "label" && nd.LabelFor > 0 {
-				has[nd.LabelFor] = true
-			}
+			kept = append(kept, it.Node)
 		}
 	}
+	has := withLabels(nodes, kept)
 	res := Result{Handled: make([]bool, len(o.Elements)), Reasons: make([]string, len(o.Elements))}
 	why := v.Why()
 	for k := range o.Elements {
@@ -194,4 +190,34 @@ func ExtraReason(nd *dom.Node) string {
 		return nd.Signals[0]
 	}
 	return ""
+}
+
+// withLabels returns the capture elements that kept, the capture elements
+// with a handle, stand for: each of them and, for a label, the control it
+// labels (a label stands for its control).
+func withLabels(nodes []dom.Node, kept []int) map[int]bool {
+	has := make(map[int]bool, len(kept))
+	for _, i := range kept {
+		has[i] = true
+		if nd := &nodes[i]; nd.Tag == "label" && nd.LabelFor > 0 {
+			has[nd.LabelFor] = true
+		}
+	}
+	return has
+}
+
+// Kept tells, per element (Elements), whether it got a handle in a space
+// whose handles are the capture elements kept (indexes into tree's
+// capture, as render.BudgetSpace.Kept lists them): by the rule View
+// applies, a label standing for its control. The result feeds
+// ScoreHandled, for any window.
+func (o *Oracle) Kept(tree *dom.Tree, kept []int) []bool {
+	has := withLabels(tree.Capture.Nodes, kept)
+	out := make([]bool, len(o.Elements))
+	for k := range o.Elements {
+		if c := o.Elements[k].Capture; c >= 0 && has[c] {
+			out[k] = true
+		}
+	}
+	return out
 }

@@ -11,6 +11,7 @@ import (
 	"actionspace/dataset"
 	"actionspace/dom"
 	"actionspace/metrics"
+	"actionspace/render"
 	"actionspace/space"
 )
 
@@ -69,6 +70,11 @@ type Config struct {
 	Text dom.TextPolicy
 	// Encodings are the tokenizers to count with.
 	Encodings []metrics.Encoding
+	// Budgets lists token budgets: per page and budget, one more spaces
+	// row, the fast action space that fits in that many tokens of the
+	// first of Encodings, perception wrapper included (render.FitBudget).
+	// Empty for none.
+	Budgets []int64
 	// Page says how every page loads a URL: viewport, settling, the
 	// capture script's options, screenshots. The browser gets it with
 	// every NewPage.
@@ -149,6 +155,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("formats: %s needs the page's accessibility tree (Page.Extras.AXTree)", space.FormatAXTree)
 	case snapshot && !c.Page.Extras.AISnapshot:
 		return fmt.Errorf("formats: %s needs the page's AI snapshot (Page.Extras.AISnapshot)", space.FormatPlaywrightAI)
+	}
+	if err := render.ValidateBudgets(c.Budgets); err != nil {
+		return fmt.Errorf("token-budget: %w", err)
 	}
 	if err := c.Page.Validate(); err != nil {
 		return err

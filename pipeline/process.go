@@ -131,7 +131,7 @@ func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempt
 
 	p.extrasColumns(t, blob, load)
 	page := space.NewPage(tree, load.AXTree, load.AISnapshot, load.HTML)
-	spaces := make([]dataset.SpaceRow, 0, len(p.settings))
+	spaces := make([]dataset.SpaceRow, 0, len(p.settings)+len(p.cfg.Budgets))
 	for _, s := range p.settings {
 		if !page.Has(s.Format) {
 			continue // its record was skipped: the pages row says why
@@ -139,6 +139,9 @@ func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempt
 		if sr, ok := p.space(ctx, t, page, s, html, deadline); ok {
 			spaces = append(spaces, sr)
 		}
+	}
+	for _, n := range p.cfg.Budgets {
+		spaces = append(spaces, p.budgetSpace(ctx, t, page, n, html, deadline))
 	}
 	elementRows, oracleRows := page.Tables(p.cfg.RunID, t.PageID, t.URL)
 	var labels []render.Action // the first expansion's actions, for a labeled screenshot
@@ -187,6 +190,38 @@ func (p *processor) space(ctx context.Context, t Target, page *space.Page, s spa
 		row.LLMError = ptr(renderErr.Error())
 	}
 	return row, true
+}
+
+// budgetSpace fits the page's fast action space into one token budget
+// and measures it: a spaces row whose viewport_expansion is the window
+// the budget reached. A failed count (the only way fitting fails) leaves
+// the row with its budget and no text, and is logged.
+func (p *processor) budgetSpace(ctx context.Context, t Target, page *space.Page, budget int64, html space.Tokens, deadline time.Time) dataset.SpaceRow {
+	row := dataset.SpaceRow{
+		RunID:      p.cfg.RunID,
+		PageID:     t.PageID,
+		URL:        t.URL,
+		Format:     space.FormatActionSpace,
+		Mode:       space.ModeFast,
+		TextPolicy: string(p.cfg.Text),
+		Actions:    []dataset.Action{},
+	}
+	bs, d, err := p.meter.FitBudget(page.Tree, budget, p.cfg.Text)
+	if err != nil {
+		p.cfg.logger().Warn("token budget not fitted", logPageID, t.PageID, logURL, t.URL, logError, err)
+		row.TokenBudget = ptr(budget)
+		return row
+	}
+	row.ViewportExpansion = int64(bs.Expansion)
+	row.ActionSpace, row.PerceptionText = bs.ActionSpace, bs.Perception
+	row.Actions = space.Actions(bs.Actions)
+	mctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	if row.SpaceMetrics, row.BudgetMetrics, err = p.meter.MeasureBudget(mctx, bs, html, page.Tree, page.Oracle); err != nil {
+		p.cfg.logger().Warn("budgeted space not measured", logPageID, t.PageID, logURL, t.URL, logError, err)
+	}
+	row.RenderMS = space.MS(d)
+	return row
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -50,6 +50,8 @@ func AISnapshot(snap *axtree.Snapshot, rec *axtree.Record, o *oracle.Oracle, win
 	var cands []oracle.Candidate
 	var candLine []int
 	depth := make([]int, len(nodes)) // frames deep
+	line := make([]int, len(nodes))  // the node's line in the text
+	written := 0
 	for i := range nodes {
 		n := &nodes[i]
 		if p := n.Parent; p >= 0 {
@@ -61,10 +63,13 @@ func AISnapshot(snap *axtree.Snapshot, rec *axtree.Record, o *oracle.Oracle, win
 		if !keep[i] {
 			continue
 		}
+		line[i] = written
+		written++
 		b.WriteString(dropBox(lines[i]))
 		b.WriteByte('\n')
 		if n.Ref != "" {
 			sp.Handles++
+			sp.HandleLines = append(sp.HandleLines, line[i])
 			if boxes[i] != nil {
 				cands = append(cands, oracle.Candidate{Box: *boxes[i], Role: n.Role, Depth: depth[i]})
 				candLine = append(candLine, i)
@@ -74,10 +79,13 @@ func AISnapshot(snap *axtree.Snapshot, rec *axtree.Record, o *oracle.Oracle, win
 	sp.Text = b.String()
 	if o != nil {
 		sp.Handled = make([]bool, len(o.Elements))
+		sp.HandledLine = make([]int, len(o.Elements))
 		picked := map[int]bool{}
 		for k, c := range o.Tie(cands) {
+			sp.HandledLine[k] = -1
 			if c >= 0 {
 				sp.Handled[k] = true
+				sp.HandledLine[k] = line[candLine[c]]
 				picked[c] = true
 			}
 		}

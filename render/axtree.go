@@ -79,11 +79,14 @@ func AXTree(rec *axtree.Record, o *oracle.Oracle, win dom.Rect) FormatSpace {
 	var sp FormatSpace
 	if o != nil {
 		sp.Handled = make([]bool, len(o.Elements))
+		sp.HandledLine = make([]int, len(o.Elements))
 		for k, e := range o.Elements {
 			isOracle[e.Node] = k
+			sp.HandledLine[k] = -1
 		}
 	}
 	var b strings.Builder
+	written := 0 // lines written
 	for i := range nodes {
 		nd := &nodes[i]
 		if up[i] >= 0 {
@@ -100,8 +103,10 @@ func AXTree(rec *axtree.Record, o *oracle.Oracle, win dom.Rect) FormatSpace {
 			b.WriteString(strconv.Itoa(nd.Backend))
 			b.WriteString("] ")
 			sp.Handles++
+			sp.HandleLines = append(sp.HandleLines, written)
 			if k := isOracle[i]; k >= 0 {
 				sp.Handled[k] = true
+				sp.HandledLine[k] = written
 				sp.Matched++
 			}
 		}
@@ -128,6 +133,7 @@ func AXTree(rec *axtree.Record, o *oracle.Oracle, win dom.Rect) FormatSpace {
 			}
 		}
 		b.WriteByte('\n')
+		written++
 	}
 	sp.Text = b.String()
 	return sp

@@ -39,6 +39,9 @@ const (
 	// StageEmpty: not even the perception wrapper alone fits; the text is
 	// empty.
 	StageEmpty BudgetStage = "empty"
+	// StageCutFromEnd: a text cut to the leading lines that fit
+	// ([CutFromEnd]), the baseline of the other formats.
+	StageCutFromEnd BudgetStage = "cut-from-end"
 )
 
 // BudgetOptions is how budgets are counted and which views they fit.
@@ -59,6 +62,21 @@ func (o BudgetOptions) Validate() error {
 	if o.Text != "" {
 		if _, err := dom.ParseTextPolicy(string(o.Text)); err != nil {
 			return fmt.Errorf("token budget: Text: %w", err)
+		}
+	}
+	return nil
+}
+
+// ValidateBudgets checks a list of token budgets (crawl and bench
+// --token-budget): each at least 1 token, none twice. An empty list means
+// no budgeted rendering.
+func ValidateBudgets(budgets []int64) error {
+	for i, n := range budgets {
+		if n < 1 {
+			return fmt.Errorf("token budget %d: want at least 1 token", n)
+		}
+		if slices.Index(budgets, n) != i {
+			return fmt.Errorf("token budget %d listed twice", n)
 		}
 	}
 	return nil

@@ -409,16 +409,23 @@ func TestFitBudgets_Plateaus(t *testing.T) {
 // budgets (cl100k_base). Run `go test ./render -update` after an intended
 // change and review the diff.
 func TestFitBudget_Golden(t *testing.T) {
-	c := deeptest.Counter(t)
-	dir := filepath.Join("testdata", budgetGoldenPage)
-	tree := loadTree(t, filepath.Join(dir, "capture.json.gz"))
-	sps, err := FitBudgets(tree, c, budgetGoldens, BudgetOptions{Encoding: metrics.CL100K})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, _, sps := goldenBudgets(t)
 	for _, sp := range sps {
 		checkGolden(t, filepath.Join(dir, "budget_"+strconv.FormatInt(sp.Budget, 10)+".txt"), sp.Perception)
 	}
+}
+
+// goldenBudgets fits the worked example's page into its budgets
+// (cl100k_base): its testdata directory, its tree and the fits.
+func goldenBudgets(t *testing.T) (string, *dom.Tree, []BudgetSpace) {
+	t.Helper()
+	dir := filepath.Join("testdata", budgetGoldenPage)
+	tree := loadTree(t, filepath.Join(dir, "capture.json.gz"))
+	sps, err := FitBudgets(tree, deeptest.Counter(t), budgetGoldens, BudgetOptions{Encoding: metrics.CL100K})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, tree, sps
 }
 
 // lossBuy is the long text of lossPage's button.

@@ -72,21 +72,31 @@ func checkGolden(t *testing.T, path, got string) {
 	if err != nil {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
-	if got != string(want) {
-		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < max(len(gl), len(wl)); i++ {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Fatalf("%s differs at line %d:\n got %q\nwant %q\n(run with -update if intended)", path, i+1, g, w)
-			}
+	if line, g, w, ok := firstDiff(got, string(want)); ok {
+		t.Fatalf("%s differs at line %d:\n got %q\nwant %q\n(run with -update if intended)", path, line, g, w)
+	}
+}
+
+// firstDiff returns the first line (1-based) where two texts differ, and
+// that line of each; ok is false when they are equal.
+func firstDiff(got, want string) (line int, g, w string, ok bool) {
+	if got == want {
+		return 0, "", "", false
+	}
+	gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range max(len(gl), len(wl)) {
+		g, w = "", ""
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if g != w {
+			return i + 1, g, w, true
 		}
 	}
+	return 0, "", "", false
 }
 
 func TestFast_LineFormat(t *testing.T) {

@@ -19,6 +19,31 @@ type FormatSpace struct {
 	// Handled tells, per oracle element (Oracle.Elements), whether it got
 	// a handle in Text; nil when no oracle was given.
 	Handled []bool
+	// HandleLines are the lines of Text (0-based) that hold a handle, one
+	// entry per handle, ascending.
+	HandleLines []int
+	// HandledLine is, per oracle element, the line of Text that holds its
+	// handle, -1 when it has none; nil when no oracle was given.
+	HandledLine []int
+}
+
+// Prefix describes the first n lines of Text, as CutFromEnd keeps them:
+// the handles they hold and, per oracle element, whether its handle is
+// among them (nil when no oracle was given). What a prefix holds only
+// grows with n: the baseline's recall never falls as its budget grows.
+func (f FormatSpace) Prefix(n int) (handles int, handled []bool) {
+	for _, l := range f.HandleLines {
+		if l < n {
+			handles++
+		}
+	}
+	if f.HandledLine != nil {
+		handled = make([]bool, len(f.HandledLine))
+		for k, l := range f.HandledLine {
+			handled[k] = l >= 0 && l < n
+		}
+	}
+	return handles, handled
 }
 
 // Score scores the space against o in the window it was rendered for.

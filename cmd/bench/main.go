@@ -51,7 +51,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, `Usage: bench [flags] [DATASET | URL-FILE]
 
 Renders every page under every cell of the matrix (mode x viewport
-expansion x text policy), counts tokens in every encoding and writes
+expansion x text policy, and token budget x text policy), counts tokens
+in every encoding and writes
 OUT/cells.parquet (one row per page x cell), OUT/summary.parquet and
 OUT/summary.json (one row per cell), OUT/report.md and its SVG charts.
 
@@ -76,7 +77,7 @@ Flags:
 	fs.StringVar(&o.urls, "urls", "", "URL list `FILE` to crawl first (\"-\" = stdin); same as a URL-FILE argument")
 	fs.StringVar(&o.out, "out", "", "output `DIR` or bucket URL (default "+cli.OutDir("<run-id>")+")")
 	fs.StringVar(&cfg.RunID, "run-id", "", "run `ID` (default bench-<UTC time>)")
-	m := cli.Matrix{Modes: []string{space.ModeFast, space.ModeDeep}, Expansions: cfg.Expansions, Texts: cfg.Texts, Encodings: cfg.Encodings}
+	m := cli.Matrix{Modes: []string{space.ModeFast, space.ModeDeep}, Expansions: cfg.Expansions, Texts: cfg.Texts, Encodings: cfg.Encodings, Budgets: cfg.Budgets}
 	m.Register(fs, stderr)
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "pages rendered at once (`N`)")
 	fs.IntVar(&cfg.Repeat, "repeat", cfg.Repeat, "renders per fast cell and page; the fastest is reported (`N`)")
@@ -116,7 +117,7 @@ Flags:
 	if err := m.Parse(); err != nil {
 		return err
 	}
-	cfg.Modes, cfg.Expansions, cfg.Texts, cfg.Encodings = m.Modes, m.Expansions, m.Texts, m.Encodings
+	cfg.Modes, cfg.Expansions, cfg.Texts, cfg.Encodings, cfg.Budgets = m.Modes, m.Expansions, m.Texts, m.Encodings, m.Budgets
 	if cfg.Deep, err = o.llm.Renderer(cfg.Modes, os.Getenv, log); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http/httptest"
 	"net/url"
@@ -215,6 +216,9 @@ func TestRun_Usage(t *testing.T) {
 		{"bad expansion", []string{"--viewport-expansion", "0,x", data}, "--viewport-expansion"},
 		{"bad text", []string{"--text", "some", data}, "--text"},
 		{"bad encoding", []string{"--encodings", "gpt2", data}, "--encodings"},
+		{"bad token budget", []string{"--token-budget", "1k", data}, "--token-budget"},
+		{"zero token budget", []string{"--token-budget", "0,1000", data}, "--token-budget"},
+		{"repeated token budget", []string{"--token-budget", "1000,1000", data}, "listed twice"},
 		{"bad threshold", []string{"--baseline", "b.json", "--max-regress", "tokens=2", data}, "--max-regress"},
 		{"bad prices", []string{"--prices", filepath.Join(data, "none.json"), data}, "--prices"},
 		{"llm without model", []string{"--llm-base-url", "http://127.0.0.1:1/v1", data}, "--llm-model"},
@@ -276,12 +280,13 @@ func TestBaseline_Committed(t *testing.T) {
 func TestRun_Corpus(t *testing.T) {
 	requireChromium(t)
 	out := t.TempDir()
-	code, stdout, stderr := runBench(t, "--out", out, "--viewport-expansion", "0,-1", "--text", "viewport", "--repeat", "2")
+	code, stdout, stderr := runBench(t, "--out", out, "--viewport-expansion", "0,-1", "--text", "viewport", "--repeat", "2",
+		"--token-budget", "400,1500")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	pages := len(corpora.DefaultPaths())
-	cells := 2 * 2 // fast and deep, two expansions, one text policy
+	cells := 2*2 + 2 // fast and deep, two expansions, one text policy; two budgets
 	if got := arrowRowCount(t, filepath.Join(out, bench.CellsFile)); got != pages*cells {
 		t.Errorf("cells.parquet: %d rows, want %d pages x %d cells", got, pages, cells)
 	}
@@ -304,6 +309,38 @@ func TestRun_Corpus(t *testing.T) {
 			t.Errorf("navigate stage: %d measurements, want %d", st.Count, pages)
 		}
 	}
+	// The budget cells of a fresh crawl: the headline tokens never exceed
+	// the budget; the largest fits some page whole.
+	rows, err := dataset.ReadAll[bench.CellRow](filepath.Join(out, bench.CellsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	budgeted, whole := 0, 0
+	for _, r := range rows {
+		if r.TokenBudget == nil {
+			continue
+		}
+		budgeted++
+		if r.Error != "" || r.PerceptionTokensCL100K == nil || *r.PerceptionTokensCL100K > *r.TokenBudget ||
+			r.BudgetExpansion == nil || int64(r.ViewportExpansion) != *r.BudgetExpansion {
+			t.Errorf("%s %s: error %q, %s tokens, budget %d, E %d / %s", r.URL, r.Cell, r.Error, ptrString(r.PerceptionTokensCL100K),
+				*r.TokenBudget, r.ViewportExpansion, ptrString(r.BudgetExpansion))
+		}
+		if r.BudgetStage != nil && *r.BudgetStage == "whole-page" {
+			whole++
+		}
+	}
+	if budgeted != 2*pages || whole == 0 {
+		t.Errorf("%d budget rows (%d whole pages), want %d and some", budgeted, whole, 2*pages)
+	}
+}
+
+// ptrString shows a nullable value.
+func ptrString[T any](p *T) string {
+	if p == nil {
+		return "null"
+	}
+	return fmt.Sprint(*p)
 }
 
 // arrowRowCount reads a Parquet file with arrow-go's pqarrow and returns

@@ -81,15 +81,16 @@ Crawls the URLs in URL-FILE (or --urls; "-" reads stdin; one URL a line,
 blank lines and # comments ignored) with headless Chromium and writes
 the dataset OUT/pages/part-*.parquet (one row per URL), OUT/blobs/ (the
 heavy records of each captured page), OUT/spaces/ (one row per captured
-page, format, mode and viewport expansion), OUT/elements/ and OUT/oracle/
-(one row per interactive element and per oracle element of each page).
-OUT is a directory or a bucket: s3://BUCKET/PREFIX (parameters
-endpoint=URL, use_path_style=true, region=R, or the AWS_* environment),
-gs://BUCKET/PREFIX, file:///PATH; credentials come from the environment
-only. Without a URL list it serves the bundled corpus on 127.0.0.1 and
-crawls that. SIGINT/SIGTERM stops after --grace; crawl --resume --out OUT
-with the same list finishes an interrupted or killed crawl and crawls again
-the pages that failed transiently (timeout, network, crash, 5xx).
+page, format, mode and viewport expansion, and per page and
+--token-budget), OUT/elements/ and OUT/oracle/ (one row per interactive
+element and per oracle element of each page). OUT is a directory or a
+bucket: s3://BUCKET/PREFIX (parameters endpoint=URL, use_path_style=true,
+region=R, or the AWS_* environment), gs://BUCKET/PREFIX, file:///PATH;
+credentials come from the environment only. Without a URL list it serves
+the bundled corpus on 127.0.0.1 and crawls that. SIGINT/SIGTERM stops
+after --grace; crawl --resume --out OUT with the same list finishes an
+interrupted or killed crawl and crawls again the pages that failed
+transiently (timeout, network, crash, 5xx).
 
 Scale-out: --shard I/N --run-id ID crawls one of N slices of the list into
 OUT/pages/shard=000I/ (N processes, one OUT, one dataset);
@@ -107,7 +108,7 @@ Flags:
 	fs.StringVar(&cfg.RunID, "run-id", "", "run `ID` recorded in every row (default crawl-<UTC time>)")
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "pages crawled at once (`N`)")
 	fs.StringVar(&o.viewport, "viewport", cli.FormatViewport(cfg.Page.ViewportWidth, cfg.Page.ViewportHeight), "browser viewport `WxH` in CSS pixels")
-	m := cli.Matrix{Modes: cfg.Modes, Expansions: cfg.Expansions, Texts: []dom.TextPolicy{cfg.Text}, Encodings: cfg.Encodings}
+	m := cli.Matrix{Modes: cfg.Modes, Expansions: cfg.Expansions, Texts: []dom.TextPolicy{cfg.Text}, Encodings: cfg.Encodings, Budgets: cfg.Budgets}
 	m.Register(fs, stderr)
 	o.formats = strings.Join(cfg.Formats, ",")
 	fs.StringVar(&o.formats, "formats", o.formats, "formats rendered per page (`LIST` of "+strings.Join(space.Formats(), ", ")+
@@ -165,7 +166,7 @@ Flags:
 	if len(m.Texts) != 1 {
 		return cli.Usagef("--text: crawl takes one policy, not %d (bench sweeps several)", len(m.Texts))
 	}
-	cfg.Modes, cfg.Expansions, cfg.Text, cfg.Encodings = m.Modes, m.Expansions, m.Texts[0], m.Encodings
+	cfg.Modes, cfg.Expansions, cfg.Text, cfg.Encodings, cfg.Budgets = m.Modes, m.Expansions, m.Texts[0], m.Encodings, m.Budgets
 	formats, err := space.ParseFormats(o.formats)
 	if err != nil {
 		return cli.Usagef("--formats: %v", err)

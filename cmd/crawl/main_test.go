@@ -28,6 +28,10 @@ func TestRun_BadInput(t *testing.T) {
 		{"repeated expansion", []string{"--viewport-expansion", "0,0"}, true, "twice"},
 		{"bad encoding", []string{"--encodings", "p50k"}, true, "--encodings"},
 		{"bad text policy", []string{"--text", "some"}, true, "--text"},
+		{"bad token budget", []string{"--token-budget", "1000,lots"}, true, "--token-budget"},
+		{"zero token budget", []string{"--token-budget", "0"}, true, "--token-budget"},
+		{"negative token budget", []string{"--token-budget", "-100"}, true, "--token-budget"},
+		{"repeated token budget", []string{"--token-budget", "1000,2000,1000"}, true, "twice"},
 		{"zero workers", []string{"--workers", "0"}, true, "workers"},
 		{"two lists", []string{"--urls", "a.txt", "b.txt"}, true, "both"},
 		{"two args", []string{"a.txt", "b.txt"}, true, "too many"},
@@ -67,7 +71,7 @@ func TestRun_Help(t *testing.T) {
 	}
 	for _, f := range []string{"--urls", "--out", "--workers", "--viewport", "--viewport-expansion", "--timeout", "--chromium", "--encodings",
 		"--max-nodes", "--max-capture-chars", "--max-title", "--max-url", "--max-attributes", "--max-attr-value", "--max-name-length",
-		"--max-text", "--max-options", "--max-frames", "--max-html-bytes", "--allow-private"} {
+		"--max-text", "--max-options", "--max-frames", "--max-html-bytes", "--allow-private", "--token-budget"} {
 		if !strings.Contains(stderr.String(), "-"+strings.TrimLeft(f, "-")) {
 			t.Errorf("help does not explain %s", f)
 		}

@@ -44,9 +44,35 @@ func FormatViewport(w, h int) string { return fmt.Sprintf("%dx%d", w, h) }
 
 // ParseInts reads a comma list of integers.
 func ParseInts(s string) ([]int, error) {
-	var out []int
+	xs, err := ParseInt64s(s)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, len(xs))
+	for i, x := range xs {
+		if int64(int(x)) != x {
+			return nil, fmt.Errorf("%d is out of range", x)
+		}
+		out[i] = int(x)
+	}
+	return out, nil
+}
+
+// FormatInts writes a comma list the way ParseInts reads it.
+func FormatInts(xs []int) string {
+	ys := make([]int64, len(xs))
+	for i, x := range xs {
+		ys[i] = int64(x)
+	}
+	return FormatInt64s(ys)
+}
+
+// ParseInt64s reads a comma list of 64-bit integers; an empty list is
+// nil.
+func ParseInt64s(s string) ([]int64, error) {
+	var out []int64
 	for _, f := range SplitList(s) {
-		n, err := strconv.Atoi(f)
+		n, err := strconv.ParseInt(f, 10, 64)
 		if err != nil {
 			return nil, fmt.Errorf("%q is not an integer", f)
 		}
@@ -55,11 +81,11 @@ func ParseInts(s string) ([]int, error) {
 	return out, nil
 }
 
-// FormatInts writes a comma list the way ParseInts reads it.
-func FormatInts(xs []int) string {
+// FormatInt64s writes a comma list the way ParseInt64s reads it.
+func FormatInt64s(xs []int64) string {
 	s := make([]string, len(xs))
 	for i, x := range xs {
-		s[i] = strconv.Itoa(x)
+		s[i] = strconv.FormatInt(x, 10)
 	}
 	return strings.Join(s, ",")
 }

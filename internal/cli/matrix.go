@@ -7,21 +7,26 @@ import (
 
 	"actionspace/dom"
 	"actionspace/metrics"
+	"actionspace/render"
 	"actionspace/space"
 )
 
 // Matrix is what both commands render per page: the modes, viewport
-// expansions, text policies and encodings. Register binds it to the same
-// flags in both (--mode, --viewport-expansion, --text, --encodings), with
-// its values as the defaults; Parse reads them back after the flags are
-// parsed.
+// expansions, text policies, encodings and token budgets. Register binds
+// it to the same flags in both (--mode, --viewport-expansion, --text,
+// --encodings, --token-budget), with its values as the defaults; Parse
+// reads them back after the flags are parsed.
 type Matrix struct {
 	Modes      []string
 	Expansions []int
 	Texts      []dom.TextPolicy
 	Encodings  []metrics.Encoding
+	// Budgets are the token budgets each page's fast action space is
+	// fitted into (render.FitBudget), counted in the first of Encodings;
+	// empty for none.
+	Budgets []int64
 
-	modes, expansions, texts, encodings string
+	modes, expansions, texts, encodings, budgets string
 }
 
 // Register binds the matrix flags on fs. stderr hears that --modes, the
@@ -44,6 +49,8 @@ func (m *Matrix) Register(fs *flag.FlagSet, stderr interface{ Write([]byte) (int
 	fs.StringVar(&m.expansions, "viewport-expansion", m.expansions, "viewport expansions in CSS pixels (`LIST`; -1 = the whole page)")
 	fs.StringVar(&m.texts, "text", m.texts, "context text (`LIST` of viewport: inside the window, all: every text, none)")
 	fs.StringVar(&m.encodings, "encodings", m.encodings, "tokenizers to count with (`LIST` of cl100k_base, o200k_base; the first leads reports)")
+	m.budgets = FormatInt64s(m.Budgets)
+	fs.StringVar(&m.budgets, "token-budget", m.budgets, "token budgets (`LIST`, e.g. 1000,2000,4000,8000; empty = none): per page and text policy, the fast action space that fits in N tokens of the first of --encodings, perception wrapper included")
 }
 
 // Parse reads the flags Register bound; its errors are usage errors
@@ -70,10 +77,20 @@ func (m *Matrix) Parse() error {
 	if m.Encodings, err = metrics.ParseEncodings(m.encodings); err != nil {
 		return Usagef("--encodings: %v", err)
 	}
+	if m.Budgets, err = ParseInt64s(m.budgets); err != nil {
+		return Usagef("--token-budget: %v", err)
+	}
+	if err := render.ValidateBudgets(m.Budgets); err != nil {
+		return Usagef("--token-budget: %v", err)
+	}
 	return nil
 }
 
 // String describes the matrix for a progress line.
 func (m *Matrix) String() string {
-	return fmt.Sprintf("modes %s, expansions %s, text %s", m.modes, m.expansions, m.texts)
+	s := fmt.Sprintf("modes %s, expansions %s, text %s", m.modes, m.expansions, m.texts)
+	if m.budgets != "" {
+		s += ", token budgets " + m.budgets
+	}
+	return s
 }

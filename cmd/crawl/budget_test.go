@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"actionspace/corpora"
+	"actionspace/dataset"
+	"actionspace/metrics"
+)
+
+// TestCrawl_TokenBudgets crawls three corpus pages with real Chromium and
+// --token-budget, headline encoding o200k_base, and reads the spaces
+// table back with arrow-go: per page, one row per budget beside the
+// unbudgeted rows; each budget row's perception text recounts exactly to
+// its o200k_base tokens, never above the budget, its viewport_expansion is
+// the window it reached, and the budget above every page is the
+// unbudgeted E=-1 text byte for byte.
+func TestCrawl_TokenBudgets(t *testing.T) {
+	requireBrowser(t)
+	srv := startCorpus(t)
+	urls := corpora.DefaultURLs(srv.URL)[:3]
+	list := filepath.Join(t.TempDir(), "urls.txt")
+	if err := os.WriteFile(list, []byte(strings.Join(urls, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	budgets := []int64{300, 1000, 1000000}
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"--workers", "2", "--viewport-expansion", "0,-1", "--encodings", "o200k_base,cl100k_base",
+		"--token-budget", "300,1000,1000000", "--out", out, list}, strings.NewReader(""), &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("crawl: %v\n%s", err, stderr.String())
+	}
+	files, err := dataset.Files(out, dataset.SpacesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []map[string]any
+	for _, f := range files {
+		rs, _ := arrowColumns(t, f, "url", "viewport_expansion", "token_budget", "budget_expansion", "budget_stage",
+			"dropped_ids", "perception_text", "perception_tokens_o200k", "perception_tokens_cl100k")
+		rows = append(rows, rs...)
+	}
+	if got, want := len(rows), len(urls)*(2+len(budgets)); got != want {
+		t.Fatalf("%d spaces rows, want %d (pages) x (2 expansions + %d budgets)", got, len(urls), len(budgets))
+	}
+	counter, err := metrics.NewCounter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := map[string]string{}
+	for _, r := range rows {
+		if r["token_budget"] == nil && r["viewport_expansion"] == int64(-1) {
+			whole[r["url"].(string)] = r["perception_text"].(string)
+		}
+	}
+	perPage := map[string]int{}
+	for _, r := range rows {
+		budget, ok := r["token_budget"].(int64)
+		if !ok {
+			if r["budget_stage"] != "" || r["budget_expansion"] != nil {
+				t.Errorf("%s: budget columns on an unbudgeted row: %v", r["url"], r)
+			}
+			continue
+		}
+		u := r["url"].(string)
+		perPage[u]++
+		text := r["perception_text"].(string)
+		n, err := counter.Count(metrics.O200K, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r["perception_tokens_o200k"] != n || n > budget {
+			t.Errorf("%s budget %d: perception_tokens_o200k %v, recount %d", u, budget, r["perception_tokens_o200k"], n)
+		}
+		if r["budget_expansion"] != r["viewport_expansion"] {
+			t.Errorf("%s budget %d: budget_expansion %v, viewport_expansion %v", u, budget, r["budget_expansion"], r["viewport_expansion"])
+		}
+		if budget == budgets[len(budgets)-1] && (text != whole[u] || r["budget_stage"] != "whole-page" || r["budget_expansion"] != int64(-1)) {
+			t.Errorf("%s budget %d: stage %v E=%v, want the unbudgeted E=-1 text", u, budget, r["budget_stage"], r["budget_expansion"])
+		}
+	}
+	for _, u := range urls {
+		if perPage[u] != len(budgets) {
+			t.Errorf("%s: %d budget rows, want %d", u, perPage[u], len(budgets))
+		}
+	}
+}
