@@ -20,6 +20,7 @@ import (
 	"actionspace/dataset"
 	"actionspace/metrics"
 	"actionspace/pipeline"
+	"actionspace/space"
 )
 
 // procTable is a snapshot of /proc: each process's parent and name.
@@ -173,6 +174,7 @@ func TestCrawl_BrowserKilled(t *testing.T) {
 		}
 	}
 	cfg := pipeline.DefaultConfig()
+	cfg.UseFormats([]string{space.FormatActionSpace}) // the other formats are tested apart
 	cfg.RunID = "browser-kill"
 	cfg.Workers = 2
 	cfg.Timeout = 20 * time.Second

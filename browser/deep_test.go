@@ -107,6 +107,7 @@ func TestCrawl_DeepMode(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg := pipeline.DefaultConfig()
+		cfg.UseFormats([]string{space.FormatActionSpace}) // the other formats are tested apart
 		cfg.RunID, cfg.Workers, cfg.Timeout = "deep-test", 2, 30*time.Second
 		cfg.Modes = []string{space.ModeFast, space.ModeDeep}
 		cfg.Expansions = []int{0}
@@ -195,6 +196,7 @@ func TestCrawl_DeepDryRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := pipeline.DefaultConfig()
+	cfg.UseFormats([]string{space.FormatActionSpace}) // the other formats are tested apart
 	cfg.RunID, cfg.Workers = "dry", 2
 	cfg.Modes = []string{space.ModeDeep}
 	cfg.Expansions = []int{0, -1}

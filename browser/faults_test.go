@@ -14,6 +14,7 @@ import (
 	"actionspace/dataset"
 	"actionspace/metrics"
 	"actionspace/pipeline"
+	"actionspace/space"
 )
 
 // faultCase is what a crawl must make of one fault page of the corpus.
@@ -128,6 +129,7 @@ func TestRun_Faults(t *testing.T) {
 	for _, tc := range faultCases {
 		t.Run(strings.TrimPrefix(tc.path, "/faults/"), func(t *testing.T) {
 			cfg := pipeline.DefaultConfig()
+			cfg.UseFormats([]string{space.FormatActionSpace}) // the other formats are tested apart
 			cfg.RunID = "faults"
 			cfg.Workers = 1
 			cfg.Timeout = tc.timeout
@@ -249,6 +251,7 @@ func TestCrawl_FaultsMixed(t *testing.T) {
 		urls, good = append(urls, u), append(good, u)
 	}
 	cfg := pipeline.DefaultConfig()
+	cfg.UseFormats([]string{space.FormatActionSpace}) // the other formats are tested apart
 	cfg.RunID = "faults-mixed"
 	cfg.Workers = 2
 	cfg.Timeout = 5 * time.Second

@@ -9,6 +9,7 @@ import (
 
 	"actionspace/corpora"
 	"actionspace/pipeline"
+	"actionspace/space"
 )
 
 // BenchmarkRemote_Throughput measures pages per minute of the bundled
@@ -48,6 +49,7 @@ func BenchmarkRemote_Throughput(b *testing.B) {
 			for i := range shards {
 				sh := pipeline.Shard{Index: i, Count: shards}
 				cfg := pipeline.DefaultConfig()
+				cfg.UseFormats([]string{space.FormatActionSpace}) // the other formats are tested apart
 				cfg.RunID = "throughput"
 				cfg.Workers = 4
 				cfg.Logger = testLogger(b)

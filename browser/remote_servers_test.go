@@ -21,6 +21,7 @@ import (
 	"actionspace/corpora"
 	"actionspace/dataset"
 	"actionspace/pipeline"
+	"actionspace/space"
 )
 
 // runServerTools are what a Playwright browser server needs here: node,
@@ -189,6 +190,7 @@ func (s *runServer) stop() {
 // capture script, few workers for a small shared machine.
 func remoteTestConfig(t testing.TB) pipeline.Config {
 	cfg := pipeline.DefaultConfig()
+	cfg.UseFormats([]string{space.FormatActionSpace}) // the other formats are tested apart
 	cfg.RunID = "remote-test"
 	cfg.Workers = 2
 	cfg.Timeout = 30 * time.Second

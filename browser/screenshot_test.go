@@ -20,6 +20,7 @@ import (
 	"actionspace/dom"
 	"actionspace/overlay"
 	"actionspace/pipeline"
+	"actionspace/space"
 )
 
 var screenshotDir = flag.String("screenshot-dir", "", "write the screenshots the Screenshot tests decode into `DIR`, to look at them")
@@ -138,6 +139,7 @@ func TestScreenshot_labeled(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := pipeline.DefaultConfig()
+			cfg.UseFormats([]string{space.FormatActionSpace}) // the other formats are tested apart
 			cfg.RunID = "screenshot-test"
 			cfg.Workers = 2
 			cfg.Timeout = 20 * time.Second

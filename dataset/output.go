@@ -98,6 +98,14 @@ func OpenOutput(ctx context.Context, st *store.Store, owner string, cfg PartsCon
 		case <-time.After(min(lockRetry, time.Until(deadline)+time.Millisecond)):
 		}
 	}
+	// A holder killed while it wrote a renewal leaves a temporary file
+	// beside the lock; now that the lock is ours, and before our own
+	// renewals start, nobody else writes there.
+	if n, err := st.RemoveTemp(ctx, name+"/"); err != nil {
+		log.Warn("temporary files of the partition lock not removed", "lock", name, "err", err)
+	} else if n > 0 {
+		log.Info("removed temporary files of a killed lock holder", "lock", name, "files", n)
+	}
 	o := &Output{
 		st: st, cfg: cfg, partition: cfg.Partition, ttl: ttl, log: log, lock: lock,
 		stop: make(chan struct{}), stopped: make(chan struct{}), lostCh: make(chan struct{}),

@@ -269,6 +269,8 @@ type crawl struct {
 	// and the extra handles of the fast action spaces of the whole page,
 	// from formats-side-by-side, for the tables' queries.
 	wholeMisses, wholeExtras float64
+	// card is the dataset card's text, for the figures it states.
+	card string
 }
 
 // rowsPerPage is the number of spaces rows a page gets: actionspace,
@@ -593,6 +595,39 @@ func checks() map[string]check {
 				}
 			},
 		},
+		"table-bytes": {
+			[]string{"table_name", "bytes", "html_capture_bytes"},
+			func(t *testing.T, c *crawl, r result) {
+				bytes := map[string]float64{}
+				var heavy float64
+				for i := range r.rows {
+					bytes[r.str(t, i, "table_name")] = r.num(t, i, "bytes")
+					if r.str(t, i, "table_name") == "blobs" {
+						heavy = r.num(t, i, "html_capture_bytes")
+					}
+				}
+				for _, table := range dataset.Tables() {
+					if bytes[table] <= 0 {
+						t.Errorf("table %s: %v bytes, want some", table, bytes[table])
+					}
+				}
+				if heavy <= 0 || heavy > bytes["blobs"] {
+					t.Fatalf("html and capture: %v bytes of the blobs' %v", heavy, bytes["blobs"])
+				}
+				// The card's figure: how many times fewer bytes a pages
+				// scan reads than when pages held html and capture.
+				factor := (bytes["pages"] + heavy) / bytes["pages"]
+				m := regexp.MustCompile(`<!-- pages-scan -->(\d+) times<!-- /pages-scan -->`).FindStringSubmatch(c.card)
+				if m == nil {
+					t.Fatal("docs/dataset.md: no <!-- pages-scan -->N times<!-- /pages-scan --> figure")
+				}
+				stated, _ := strconv.ParseFloat(m[1], 64)
+				t.Logf("pages %.0f bytes, html and capture %.0f bytes: a pages scan reads %.1f times fewer bytes (the card says %.0f)", bytes["pages"], heavy, factor, stated)
+				if math.Abs(factor/stated-1) > 0.25 {
+					t.Errorf("a pages scan reads %.1f times fewer bytes; the card says %.0f (update docs/dataset.md)", factor, stated)
+				}
+			},
+		},
 		"file-metadata": {
 			[]string{"key", "value", "files"},
 			func(t *testing.T, c *crawl, r result) {
@@ -729,6 +764,7 @@ func TestQueries(t *testing.T) {
 
 	// queries.sql reads the parts below pages/ and spaces/ in the current
 	// directory, as a user runs it: cd DIR && duckdb < queries.sql.
+	c.card = readCard(t)
 	t.Chdir(out)
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
@@ -875,3 +911,13 @@ func requireChromium(tb testing.TB) {
 
 // driverDirectory is where playwright-go looks for its driver by default.
 func driverDirectory() (string, error) { return browsertest.DriverDirectory() }
+
+// readCard reads the dataset card.
+func readCard(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile("../docs/dataset.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}

@@ -31,7 +31,7 @@ func TestCrawl_TokenBudgets(t *testing.T) {
 	out := t.TempDir()
 	budgets := []int64{300, 1000, 1000000}
 	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), []string{"--workers", "2", "--viewport-expansion", "0,-1", "--encodings", "o200k_base,cl100k_base",
+	err := run(context.Background(), []string{"--workers", "2", "--viewport-expansion", "0,-1", "--encodings", "o200k_base,cl100k_base", "--formats", "actionspace",
 		"--token-budget", "300,1000,1000000", "--out", out, list}, strings.NewReader(""), &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("crawl: %v\n%s", err, stderr.String())

@@ -308,7 +308,7 @@ func readDataset(t *testing.T, loc string, cols ...string) (pages, spaces []map[
 		pages = append(pages, rows...)
 	}
 	for _, part := range slices.Sorted(maps.Keys(parts[dataset.SpacesDir])) {
-		rows, _ := arrowObject(t, st, dataset.SpacesDir+"/"+part, "page_id", "url", "viewport_expansion", "mode", "action_space", "tokens_cl100k")
+		rows, _ := arrowObject(t, st, dataset.SpacesDir+"/"+part, "page_id", "url", "format", "viewport_expansion", "mode", "action_space", "action_count", "tokens_cl100k")
 		spaces = append(spaces, rows...)
 	}
 	return pages, spaces
@@ -372,8 +372,9 @@ func testList(t *testing.T, base string, n int) (path string, urls []string) {
 	return path, urls
 }
 
-// fastFlags keep the subprocess crawls short.
-var fastFlags = []string{"--workers", "2", "--viewport-expansion", "0", "--encodings", "cl100k_base",
+// fastFlags keep the subprocess crawls short: one window, one encoding,
+// the actionspace format only (the others are tested apart).
+var fastFlags = []string{"--workers", "2", "--viewport-expansion", "0", "--encodings", "cl100k_base", "--formats", "actionspace",
 	"--settle-quiet", "100ms", "--settle-max", "500ms", "--timeout", "20s"}
 
 func startCorpus(t *testing.T) *corpora.Server {
