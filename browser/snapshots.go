@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"actionspace/axtree"
 	"actionspace/dataset"
 	"actionspace/dom"
+	"actionspace/internal/bounded"
 	"actionspace/pipeline"
 )
 
@@ -64,14 +66,19 @@ type AXTreeInput struct {
 	// more nodes, no tree is taken and TakeAXTree returns ErrTooLarge (see
 	// pipeline.DefaultMaxAXNodes). 0 means pipeline.DefaultMaxAXNodes.
 	MaxNodes int
+	// MaxFrames bounds the frames the record holds besides the main one
+	// (the crawl's --max-frames); frames past it are left out (not
+	// listed). 0 means MaxFrames.
+	MaxFrames int
 }
 
 // ErrTooLarge is returned when a page has more DOM nodes than
 // AXTreeInput.MaxNodes: the record is not taken.
 var ErrTooLarge = errors.New("accessibility tree: page too large")
 
-// MaxFrames bounds the frames a record holds; frames past it are left
-// out (Frame.Missing is not set for them: they are not listed at all).
+// MaxFrames is the default of AXTreeInput.MaxFrames; frames past the
+// bound are left out (Frame.Missing is not set for them: they are not
+// listed at all).
 const MaxFrames = 64
 
 // TakeAXTree takes the accessibility tree of the page and every frame in
@@ -117,14 +124,22 @@ func TakeAISnapshot(page playwright.Page, cdp cdpSender, timeout time.Duration) 
 // state cfg asks for into ld: the accessibility tree, then the AI
 // snapshot, timing each. A record that fails or that the page is too
 // large for is left out and ld says why (AXTreeSkipped,
-// AISnapshotSkipped); the load goes on. The AI snapshot may take at most
-// half the time left to the load.
+// AISnapshotSkipped); the load goes on. Each record may take at most half
+// the time left to the load, and is given up (skipped as failed) past it:
+// a page of many frames must not spend the page's time limit on its
+// extras and lose its capture.
 func (p *pwPage) takeExtras(ctx context.Context, tab *pwTab, rawURL string, in AXTreeInput, cfg pipeline.ExtrasConfig, ld *pipeline.Load) {
 	if cfg.AXTree {
 		p.stage.Store("accessibility tree")
-		in.MaxNodes = cfg.MaxAXNodes
+		in.MaxNodes, in.MaxFrames = cfg.MaxAXNodes, p.cfg.MaxFrames
 		start := time.Now()
-		rec, err := TakeAXTree(ctx, in)
+		limit := extrasLimit(ctx)
+		actx, cancel := contextWithLimit(ctx, limit)
+		rec, err, ok := bounded.Call(actx, 0, func() (*axtree.Record, error) { return TakeAXTree(actx, in) }, nil)
+		cancel()
+		if !ok {
+			err = fmt.Errorf("accessibility tree: no answer within %v", limit.Round(time.Millisecond))
+		}
 		ld.AXTreeTime = time.Since(start)
 		switch {
 		case errors.Is(err, ErrTooLarge):
@@ -139,12 +154,16 @@ func (p *pwPage) takeExtras(ctx context.Context, tab *pwTab, rawURL string, in A
 	}
 	if cfg.AISnapshot && ctx.Err() == nil {
 		p.stage.Store("AI snapshot")
-		timeout := time.Duration(0)
-		if dl, ok := ctx.Deadline(); ok {
-			timeout = max(time.Millisecond, time.Until(dl)/2)
-		}
+		timeout := extrasLimit(ctx)
 		start := time.Now()
-		snap, err := TakeAISnapshot(tab.page, in.Session, timeout)
+		sctx, cancel := contextWithLimit(ctx, timeout)
+		// Playwright's own timeout does not always hold (frames that do
+		// not answer): the call is also abandoned at the limit.
+		snap, err, ok := bounded.Call(sctx, 0, func() (*axtree.Snapshot, error) { return TakeAISnapshot(tab.page, in.Session, timeout) }, nil)
+		cancel()
+		if !ok {
+			err = fmt.Errorf("AI snapshot: no answer within %v", timeout.Round(time.Millisecond))
+		}
 		ld.AISnapshotTime = time.Since(start)
 		if err == nil && len(snap.Text) > cfg.MaxAISnapshotBytes {
 			err = fmt.Errorf("AI snapshot of %d bytes: more than %d", len(snap.Text), cfg.MaxAISnapshotBytes)
@@ -166,6 +185,23 @@ func (p *pwPage) takeExtras(ctx context.Context, tab *pwTab, rawURL string, in A
 		}
 		ld.AISnapshot = snap
 	}
+}
+
+// extrasLimit is how long one extra record may take: half the time left
+// to ctx, or no limit (0) when ctx has no deadline.
+func extrasLimit(ctx context.Context) time.Duration {
+	if dl, ok := ctx.Deadline(); ok {
+		return max(time.Millisecond, time.Until(dl)/2)
+	}
+	return 0
+}
+
+// contextWithLimit is ctx bounded by limit, or ctx itself for limit 0.
+func contextWithLimit(ctx context.Context, limit time.Duration) (context.Context, context.CancelFunc) {
+	if limit <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, limit)
 }
 
 // axBuilder assembles one record.
@@ -287,7 +323,7 @@ func (b *axBuilder) addFrames(ctx context.Context, f int) error {
 		if (name != "iframe" && name != "frame") || d.typ[node] != 1 {
 			continue
 		}
-		if len(b.rec.Frames) >= MaxFrames {
+		if len(b.rec.Frames) > cmp.Or(b.in.MaxFrames, MaxFrames) {
 			return nil
 		}
 		if err := ctx.Err(); err != nil {
