@@ -35,13 +35,14 @@ var wantCellColumns = []string{
 
 // wantSummaryColumns are the documented columns of summary.parquet.
 var wantSummaryColumns = []string{
-	"cell", "mode", "viewport_expansion", "text_policy",
+	"cell", "format", "mode", "viewport_expansion", "text_policy",
 	"token_budget", "whole_page_pages", "budget_expansion_median", "dropped_ids_mean", "recall_pages", "page_recall_mean", "viewport_recall_mean",
-	"pages", "errors",
+	"pages", "errors", "no_record_pages",
 	"tokens_cl100k_mean", "tokens_cl100k_median", "tokens_cl100k_p90", "tokens_cl100k_sum",
 	"tokens_o200k_mean", "tokens_o200k_median", "tokens_o200k_p90", "tokens_o200k_sum",
 	"perception_tokens_cl100k_mean", "perception_tokens_o200k_mean", "ids_mean", "ids_median",
 	"space_bytes_mean", "ratio_cl100k_median", "ratio_o200k_median",
+	"oracle_pages", "recall_mean", "recall_median", "extra_handles_mean",
 	"render_ms_median", "render_ms_p90", "tokenize_ms_median",
 	"llm_ran_pages", "llm_calls", "prompt_tokens_api", "completion_tokens_api", "prompt_tokens_local",
 	"prompt_tokens_local_mean", "llm_ms_median", "coverage_mean", "hallucinated_ids", "cache_hits", "costs",

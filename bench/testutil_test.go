@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"actionspace/dom"
 	"actionspace/internal/storedtest"
 	"actionspace/pipeline"
+	"actionspace/space"
 )
 
 // storedCaptures returns the corpus captures stored for the render
@@ -45,6 +47,9 @@ type datasetOptions struct {
 	corrupt bool
 	// noAXTree leaves the accessibility trees out (no recall).
 	noAXTree bool
+	// noSnapshot leaves the AI snapshots out of the pages listed (by
+	// corpus page name, e.g. "news"); "*" leaves out every one.
+	noSnapshot []string
 }
 
 // writeCaptureDataset writes a crawl dataset at dir (one part of each
@@ -88,6 +93,13 @@ func writeCaptureDataset(tb testing.TB, dir string, captures []string, o dataset
 				tb.Fatal(err)
 			}
 			row.Blob.AXTreeEncoding = dataset.CaptureEncoding
+		}
+		page := filepath.Base(filepath.Dir(path))
+		if !slices.Contains(o.noSnapshot, "*") && !slices.Contains(o.noSnapshot, page) {
+			if row.Blob.AISnapshot, err = dataset.CompressCapture(readCapture(tb, filepath.Join(filepath.Dir(path), "aisnapshot.json.gz"))); err != nil {
+				tb.Fatal(err)
+			}
+			row.Blob.AISnapshotEncoding = dataset.CaptureEncoding
 		}
 		if err := w.Write(row); err != nil {
 			tb.Fatal(err)
@@ -133,11 +145,12 @@ func okRow(u, title, html string, packed []byte, at time.Time) dataset.Rows {
 	}
 }
 
-// testConfig is a small matrix: fast mode, three expansions, two text
-// policies, both encodings, no token budgets.
+// testConfig is a small matrix: actionspace alone, fast mode, three
+// expansions, two text policies, both encodings, no token budgets.
 func testConfig(runID string) Config {
 	cfg := DefaultConfig()
 	cfg.RunID = runID
+	cfg.Formats = []string{space.FormatActionSpace}
 	cfg.Expansions = []int{0, 500, dom.WholePage}
 	cfg.Budgets = nil
 	cfg.Workers = 3
