@@ -72,7 +72,7 @@ type pageOut struct {
 	// noRecord lists the cells (keys) the page has no row in: their
 	// format's record was not stored.
 	noRecord []string
-	err    error // the sweep cannot go on (canceled)
+	err      error // the sweep cannot go on (canceled)
 }
 
 // sweeper holds what every worker shares; it never changes during a
