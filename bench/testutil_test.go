@@ -63,7 +63,6 @@ func writeCaptureDataset(tb testing.TB, dir string, captures []string, o dataset
 	if err != nil {
 		tb.Fatal(err)
 	}
-	site := corpora.Handler()
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, path := range captures {
 		raw := readCapture(tb, path)
@@ -71,16 +70,7 @@ func writeCaptureDataset(tb testing.TB, dir string, captures []string, o dataset
 		if err != nil {
 			tb.Fatalf("%s: %v", path, err)
 		}
-		u, err := url.Parse(c.Page.URL)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		rec := httptest.NewRecorder()
-		site.ServeHTTP(rec, httptest.NewRequest("GET", u.Path, nil))
-		if rec.Code != 200 {
-			tb.Fatalf("corpus %s: HTTP %d", u.Path, rec.Code)
-		}
-		html := rec.Body.String()
+		html := servedHTML(tb, c.Page.URL)
 		packed, err := dataset.CompressCapture(raw)
 		if err != nil {
 			tb.Fatal(err)
@@ -125,6 +115,22 @@ func writeCaptureDataset(tb testing.TB, dir string, captures []string, o dataset
 		tb.Fatal(err)
 	}
 	return dir
+}
+
+// servedHTML returns the HTML the corpus handler serves for a corpus
+// page's URL: the html of a test dataset's blobs rows.
+func servedHTML(tb testing.TB, pageURL string) string {
+	tb.Helper()
+	u, err := url.Parse(pageURL)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	corpora.Handler().ServeHTTP(rec, httptest.NewRequest("GET", u.Path, nil))
+	if rec.Code != 200 {
+		tb.Fatalf("corpus %s: HTTP %d", u.Path, rec.Code)
+	}
+	return rec.Body.String()
 }
 
 func okRow(u, title, html string, packed []byte, at time.Time) dataset.Rows {
