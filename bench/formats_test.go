@@ -153,7 +153,9 @@ func TestSweep_Formats(t *testing.T) {
 		}
 	}
 	for k, rs := range cuts {
-		slices.SortFunc(rs, func(a, b map[string]any) int { return cmp.Compare(a["token_budget"].(int64), b["token_budget"].(int64)) })
+		slices.SortFunc(rs, func(a, b map[string]any) int {
+			return cmp.Compare(a["token_budget"].(int64), b["token_budget"].(int64))
+		})
 		if len(rs) != len(cfg.Budgets) {
 			t.Errorf("%v: %d baseline rows, want %d", k, len(rs), len(cfg.Budgets))
 		}
