@@ -77,9 +77,11 @@ func (a *aggregate) addPage(out pageOut) {
 	if t.calibration > 0 {
 		a.calibration = append(a.calibration, space.MS(t.calibration))
 	}
-	for _, c := range t.cells {
-		a.renders += int64(c.runs)
-		a.renderMS += space.MS(c.spent)
+	for k, c := range t.cells {
+		if a.cells[k].cell.actionSpace() { // the speed is the action space's
+			a.renders += int64(c.runs)
+			a.renderMS += space.MS(c.spent)
+		}
 	}
 	for _, k := range out.noRecord {
 		a.byKey[k].noRecord++

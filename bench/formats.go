@@ -295,12 +295,11 @@ func (r *Result) paretoChart() (*plot.Plot, error) {
 	p.Y.Label.Text = "recall, mean over pages with an oracle"
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = logTicks{}
-	p.Y.Min, p.Y.Max = 0, 1.05
 	p.Legend.Top, p.Legend.Left = false, false
 	p.Legend.YOffs = vg.Points(8)
 	cells := s.formatCells()
 	drawn := false
-	lo, hi := math.Inf(1), 0.0
+	lo, hi, bottom := math.Inf(1), 0.0, 1.0
 	for k, f := range space.Formats() {
 		var pts plotter.XYs
 		var labels []string
@@ -311,7 +310,7 @@ func (r *Result) paretoChart() (*plot.Plot, error) {
 			}
 			pts = append(pts, plotter.XY{X: *t, Y: *rc})
 			labels = append(labels, "E="+ExpansionLabel(int(c.ViewportExpansion)))
-			lo, hi = math.Min(lo, *t), math.Max(hi, *t)
+			lo, hi, bottom = math.Min(lo, *t), math.Max(hi, *t), math.Min(bottom, *rc)
 		}
 		if len(pts) == 0 {
 			continue
@@ -325,9 +324,16 @@ func (r *Result) paretoChart() (*plot.Plot, error) {
 			return nil, err
 		}
 		for i := range lb.TextStyle {
+			// Formats alternate their labels below and above the
+			// points, so that two formats on top of each other (the
+			// accessibility tree and the AI snapshot both near 1) stay
+			// readable.
 			lb.TextStyle[i].Color = plotutil.Color(k)
-			lb.TextStyle[i].XAlign = 0.1
-			lb.TextStyle[i].YAlign = -1.2
+			lb.TextStyle[i].XAlign = -0.5
+			lb.TextStyle[i].YAlign = -1.3
+			if k%2 == 1 {
+				lb.TextStyle[i].YAlign = 0.5
+			}
 		}
 		p.Add(line, dots, lb)
 		p.Legend.Add(f, line, dots)
@@ -337,6 +343,9 @@ func (r *Result) paretoChart() (*plot.Plot, error) {
 		return nil, nil
 	}
 	p.X.Min, p.X.Max = lo/1.5, hi*1.5
+	// The recall axis starts a little below the lowest point, at a
+	// multiple of 0.1, so that differences of a few points show.
+	p.Y.Min, p.Y.Max = math.Max(0, math.Floor(bottom*10-1)/10), 1.04
 	p.Add(plotter.NewGrid())
 	return p, nil
 }

@@ -107,7 +107,9 @@ type Machine struct {
 
 // Speed is the throughput of a sweep.
 type Speed struct {
-	// Renders is the number of timed renders (page × cell × repeat).
+	// Renders is the number of timed renders of the action space (page ×
+	// fast-mode cell × repeat; the other formats' renders are timed too,
+	// per cell, but not counted here).
 	Renders int64 `json:"renders"`
 	// RenderSeconds is the summed time of those renders; each ran on one
 	// core, so it is their cost in core-seconds.
