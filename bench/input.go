@@ -94,8 +94,8 @@ type blobColumns struct {
 	CaptureEncoding string `parquet:"capture_encoding"`
 	AXTree          []byte `parquet:"axtree,optional"`
 	AXTreeEncoding  string `parquet:"axtree_encoding"`
-	// AISnapshot and its encoding are absent from datasets crawled
-	// before the AI snapshot was stored: the columns then read empty.
+	// AISnapshot is null when the crawl did not take the AI snapshot
+	// (--formats without playwright-ai, or skipped: too large).
 	AISnapshot         []byte `parquet:"aisnapshot,optional"`
 	AISnapshotEncoding string `parquet:"aisnapshot_encoding"`
 }
