@@ -22,6 +22,9 @@ type aggregate struct {
 	calibration []float64
 	rows        int64
 	samples     map[string]*samples
+	// pages holds every page's figures, in input order, for the format
+	// comparisons.
+	pages []pageFigures
 }
 
 // Stage indexes into aggregate.stages.
@@ -35,6 +38,8 @@ const (
 	stDeep
 	stTokenize
 	stBudget
+	stFormat
+	stCut
 )
 
 func newAggregate(cells []Cell, enc metrics.Encoding) *aggregate {
@@ -48,6 +53,7 @@ func newAggregate(cells []Cell, enc metrics.Encoding) *aggregate {
 	for _, st := range []struct{ name, source string }{
 		{"navigate", "crawl"}, {"settle", "crawl"}, {"capture", "crawl"}, {"content", "crawl"},
 		{"decode", "bench"}, {"render", "bench"}, {"deep render", "bench"}, {"tokenize", "bench"}, {"budget fit", "bench"},
+		{"format render", "bench"}, {"cut from end", "bench"},
 	} {
 		a.stages = append(a.stages, &stageAcc{name: st.name, source: st.source})
 	}
@@ -71,10 +77,16 @@ func (a *aggregate) addPage(out pageOut) {
 	if t.calibration > 0 {
 		a.calibration = append(a.calibration, space.MS(t.calibration))
 	}
-	for _, c := range t.cells {
-		a.renders += int64(c.runs)
-		a.renderMS += space.MS(c.spent)
+	for k, c := range t.cells {
+		if a.cells[k].cell.actionSpace() { // the speed is the action space's
+			a.renders += int64(c.runs)
+			a.renderMS += space.MS(c.spent)
+		}
 	}
+	for _, k := range out.noRecord {
+		a.byKey[k].noRecord++
+	}
+	a.pages = append(a.pages, figures(p.URL, out.rows, a.encoding))
 	i := slot(a.encoding)
 	for k := range out.rows {
 		r := &out.rows[k]
@@ -84,8 +96,12 @@ func (a *aggregate) addPage(out pageOut) {
 			continue
 		}
 		switch {
-		case r.TokenBudget != nil:
+		case r.TokenBudget != nil && r.Format == space.FormatActionSpace:
 			a.stages[stBudget].add(&r.RenderMS)
+		case r.TokenBudget != nil:
+			a.stages[stCut].add(&r.RenderMS)
+		case r.Format != space.FormatActionSpace:
+			a.stages[stFormat].add(&r.RenderMS)
 		case r.Mode == space.ModeFast:
 			a.stages[stRender].add(&r.RenderMS)
 		default:
@@ -130,5 +146,6 @@ func (a *aggregate) result(cfg Config, runCfg RunConfig, wall time.Duration) *Re
 	for _, c := range a.cells {
 		sum.Cells = append(sum.Cells, c.summary(cfg.Encodings, cfg.Prices))
 	}
+	sum.compareFormats(a.pages)
 	return &Result{Summary: sum, samples: a.samples}
 }

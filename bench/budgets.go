@@ -11,6 +11,9 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+
+	"actionspace/metrics"
+	"actionspace/space"
 )
 
 // budgetCells returns the summaries of the budget cells, in cell order.
@@ -25,12 +28,15 @@ func (s *Summary) budgetCells() []*CellSummary {
 }
 
 // budgetSeries groups the budget cells into the lines of the recall
-// chart: one per text policy (later, per format), each cell's budget
-// ascending.
+// chart: one per format, and for actionspace per text policy, each cell's
+// budget ascending.
 func (s *Summary) budgetSeries() []budgetLine {
 	var out []budgetLine
 	for _, c := range s.budgetCells() {
-		name := "actionspace, text " + c.TextPolicy
+		name := c.Format + " cut from the end"
+		if c.Format == space.FormatActionSpace {
+			name = "actionspace, text " + c.TextPolicy
+		}
 		k := slices.IndexFunc(out, func(l budgetLine) bool { return l.name == name })
 		if k < 0 {
 			out = append(out, budgetLine{name: name})
@@ -50,6 +56,16 @@ type budgetLine struct {
 	cells []*CellSummary
 }
 
+// BudgetTokensMean returns the mean tokens per page a budget cell holds
+// to its budget, in enc: the perception text's for actionspace (the
+// wrapper counts), the text's for a cut baseline (it has none).
+func (s *CellSummary) BudgetTokensMean(enc metrics.Encoding) *float64 {
+	if s.Format != "" && s.Format != space.FormatActionSpace {
+		return s.TokensMean(enc)
+	}
+	return s.PerceptionTokensMean(enc)
+}
+
 // writeBudgetHeadline prints the budget cells for the one-screen summary.
 func (r *Result) writeBudgetHeadline(w io.Writer) {
 	s := &r.Summary
@@ -58,12 +74,12 @@ func (r *Result) writeBudgetHeadline(w io.Writer) {
 		return
 	}
 	enc := s.headline()
-	fmt.Fprintf(w, "\ntoken budgets (%s, perception text; recall against the accessibility tree; render = fit one budget, median ms):\n", enc)
+	fmt.Fprintf(w, "\ntoken budgets (%s: actionspace's perception text, the other formats' whole-page text cut from the end; recall against the accessibility tree; render = fit or cut one budget, median ms):\n", enc)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "  budget\ttext\ttokens mean\twhole page fit\tpage recall\tviewport recall\trender ms\t\n")
+	fmt.Fprint(tw, "  cell\tbudget\ttokens mean\twhole page fit\tpage recall\tviewport recall\trender ms\t\n")
 	for _, c := range cells {
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s/%d\t%s\t%s\t%s\t\n", *c.TokenBudget, c.TextPolicy,
-			fmtOpt(c.PerceptionTokensMean(enc), 0), fmtInt(c.WholePagePages), c.Pages-c.Errors,
+		fmt.Fprintf(tw, "  %s\t%d\t%s\t%s/%d\t%s\t%s\t%s\t\n", c.Cell, *c.TokenBudget,
+			fmtOpt(c.BudgetTokensMean(enc), 0), fmtInt(c.WholePagePages), c.Pages-c.Errors,
 			fmtOpt(c.PageRecallMean, 3), fmtOpt(c.ViewportRecallMean, 3), fmtOpt(c.RenderMSMedian, 2))
 	}
 	tw.Flush()
@@ -78,13 +94,13 @@ func (r *Result) writeBudgets(w io.Writer, chart bool) {
 	}
 	enc := s.headline()
 	fmt.Fprintf(w, "## Token budgets\n\n")
-	fmt.Fprintf(w, "Each budget cell fits every page's fast action space into N %s tokens, counted over the whole perception text: the whole page when it fits; else the window grown from the viewport as far as it fits; else the viewport losing context lines, then length (texts and values cut), then the IDs farthest from the screen's centre; whole lines, in document order. ", enc)
-	fmt.Fprintf(w, "Page recall is the share of the page's oracle elements (the accessibility tree's actionable elements whose box meets the whole page, E=-1) that got a handle, a denominator that does not move with the budget, so it never falls as the budget grows; viewport recall is the share of the screen's (E=0) oracle elements kept; both are means over the pages with an oracle. The window is the median `budget_expansion` over the pages whose whole page did not fit. Render = fitting one budget alone (selecting, rendering and counting every probe), the fastest of %d runs, median over pages.\n\n", s.Config.Repeat)
-	fmt.Fprint(w, "| cell | budget | text | pages | perception tokens mean | whole page fitted | window (px, median) | IDs/page | dropped IDs/page | page recall | viewport recall | render ms median |\n")
+	fmt.Fprintf(w, "Each budget cell fits every page's fast action space into N %s tokens, counted over the whole perception text: the whole page when it fits; else the window grown from the viewport as far as it fits; else the viewport losing context lines, then length (texts and values cut), then the IDs farthest from the screen's centre; whole lines, in document order. The baselines (`playwright-ai/B…`, `axtree/B…`) are what users do today: the format's whole-page text cut from the end, the leading lines that fit in N tokens of the text itself; which oracle elements they handle is read off the kept lines. ", enc)
+	fmt.Fprintf(w, "Page recall is the share of the page's oracle elements (the accessibility tree's actionable elements whose box meets the whole page, E=-1) that got a handle, a denominator that does not move with the budget, so it never falls as the budget grows; viewport recall is the share of the screen's (E=0) oracle elements kept; both are means over the pages with an oracle. The window is the median `budget_expansion` over the pages whose whole page did not fit. Render = fitting one budget alone (selecting, rendering and counting every probe; for a baseline, rendering the whole page and cutting it), the fastest of %d runs, median over pages.\n\n", s.Config.Repeat)
+	fmt.Fprint(w, "| cell | budget | text | pages | tokens mean | whole page fitted | window (px, median) | handles/page | dropped handles/page | page recall | viewport recall | render ms median |\n")
 	fmt.Fprint(w, "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, c := range cells {
-		fmt.Fprintf(w, "| `%s` | %d | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Cell, *c.TokenBudget, c.TextPolicy,
-			c.Pages, fmtOpt(c.PerceptionTokensMean(enc), 0), fmtInt(c.WholePagePages), fmtOpt(c.BudgetExpansionMedian, 0),
+		fmt.Fprintf(w, "| `%s` | %d | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Cell, *c.TokenBudget, orDash(c.TextPolicy),
+			c.Pages, fmtOpt(c.BudgetTokensMean(enc), 0), fmtInt(c.WholePagePages), fmtOpt(c.BudgetExpansionMedian, 0),
 			fmtOpt(c.IDsMean, 1), fmtOpt(c.DroppedIDsMean, 1), fmtOpt(c.PageRecallMean, 3), fmtOpt(c.ViewportRecallMean, 3),
 			fmtOpt(c.RenderMSMedian, 3))
 	}

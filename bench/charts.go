@@ -42,6 +42,7 @@ func (r *Result) charts() ([]chart, error) {
 		{DeepChartFile, r.deepChart},
 		{StagesChartFile, r.stagesChart},
 		{BudgetChartFile, r.budgetChart},
+		{ParetoChartFile, r.paretoChart},
 	} {
 		p, err := c.make()
 		if err != nil {

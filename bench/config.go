@@ -34,6 +34,12 @@ func DefaultBudgets() []int64 { return []int64{1000, 2000, 4000, 8000} }
 type Config struct {
 	// RunID names the run in every row and file.
 	RunID string
+	// Formats lists the formats swept, in order (space.Formats): the
+	// action space in every mode × expansion × text policy; playwright-ai
+	// and axtree in every expansion; html once, for the whole page. A
+	// page whose crawl did not store a format's record gets no row in
+	// that format's cells (CellSummary.NoRecordPages counts them).
+	Formats []string
 	// Modes lists the renderers swept, in order: space.ModeFast and/or space.ModeDeep.
 	Modes []string
 	// Expansions lists the viewport_expansion values swept, in order;
@@ -46,7 +52,10 @@ type Config struct {
 	Encodings []metrics.Encoding
 	// Budgets lists the token budgets swept, in order: per text policy and
 	// budget, one more cell, the fast action space fitted into that many
-	// tokens (render.FitBudget). Empty for none.
+	// tokens (render.FitBudget); and per budget, for playwright-ai and
+	// axtree when swept, the baseline users have today: the format's
+	// whole-page text cut from the end to that many tokens
+	// (space.Meter.CutFormat). Empty for none.
 	Budgets []int64
 	// Workers is the number of pages rendered at once.
 	Workers int
@@ -73,6 +82,7 @@ type Config struct {
 // comparing, both encodings.
 func DefaultConfig() Config {
 	return Config{
+		Formats:    space.Formats(),
 		Modes:      []string{space.ModeFast},
 		Expansions: DefaultExpansions(),
 		Texts:      []dom.TextPolicy{dom.TextViewport, dom.TextAll},
@@ -86,6 +96,8 @@ func DefaultConfig() Config {
 // Validate reports the first invalid setting, naming it.
 func (c Config) Validate() error {
 	switch {
+	case len(c.Formats) == 0:
+		return fmt.Errorf("formats: empty list")
 	case len(c.Modes) == 0:
 		return fmt.Errorf("modes: empty list")
 	case len(c.Expansions) == 0:
@@ -98,6 +110,14 @@ func (c Config) Validate() error {
 		return fmt.Errorf("workers: %d, want at least 1", c.Workers)
 	case c.Repeat < 1:
 		return fmt.Errorf("repeat: %d, want at least 1", c.Repeat)
+	}
+	for i, f := range c.Formats {
+		if !slices.Contains(space.Formats(), f) {
+			return fmt.Errorf("formats: unknown format %q (want %s)", f, strings.Join(space.Formats(), ", "))
+		}
+		if slices.Index(c.Formats, f) != i {
+			return fmt.Errorf("formats: %s listed twice", f)
+		}
 	}
 	for i, m := range c.Modes {
 		switch m {
@@ -150,45 +170,81 @@ func (c Config) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// Cell is one setting of the sweep: a mode, a viewport expansion and a
-// text policy, or a token budget and a text policy. Every page is
-// rendered under every cell.
+// Cell is one setting of the sweep: a format and, for actionspace, a
+// mode and a text policy; a viewport expansion or a token budget. Every
+// page is rendered under every cell (that its records allow).
 type Cell struct {
+	// Format is one of space.Formats(); "" means actionspace.
+	Format string
+	// Mode is the actionspace renderer; "" for the other formats.
 	Mode      string
 	Expansion int
-	Text      dom.TextPolicy
-	// Budget is the token budget of a budget cell (Mode is then fast and
-	// Expansion unused: the budget decides the window); 0 for a cell of a
-	// fixed expansion.
+	// Text is actionspace's context-text policy; "" for the other
+	// formats.
+	Text dom.TextPolicy
+	// Budget is the token budget of a budget cell (for actionspace the
+	// mode is then fast and Expansion unused: the budget decides the
+	// window; for playwright-ai and axtree the whole-page text cut from
+	// the end); 0 for a cell of a fixed expansion.
 	Budget int64
 }
 
-// Key names the cell in reports and in the regression gate, e.g.
-// "fast/E500/viewport", "deep/E-1/all", or "fast/B1000/viewport" for a
-// budget cell.
-func (c Cell) Key() string {
-	if c.Budget > 0 {
-		return c.Mode + "/B" + strconv.FormatInt(c.Budget, 10) + "/" + string(c.Text)
+// format returns the cell's format, actionspace for "".
+func (c Cell) format() string {
+	if c.Format == "" {
+		return space.FormatActionSpace
 	}
-	return c.Mode + "/E" + strconv.Itoa(c.Expansion) + "/" + string(c.Text)
+	return c.Format
+}
+
+// actionSpace reports whether the cell renders the action space.
+func (c Cell) actionSpace() bool { return c.format() == space.FormatActionSpace }
+
+// Key names the cell in reports and in the regression gate. An
+// actionspace cell is MODE/E<expansion>/TEXT, e.g. "fast/E500/viewport",
+// "deep/E-1/all", or MODE/B<budget>/TEXT for a budget cell,
+// "fast/B1000/viewport"; another format's is FORMAT/E<expansion>, e.g.
+// "playwright-ai/E0", "html/E-1", or FORMAT/B<budget> for a cut-from-the-end
+// baseline, "axtree/B1000".
+func (c Cell) Key() string {
+	dim := "E" + strconv.Itoa(c.Expansion)
+	if c.Budget > 0 {
+		dim = "B" + strconv.FormatInt(c.Budget, 10)
+	}
+	if !c.actionSpace() {
+		return c.Format + "/" + dim
+	}
+	return c.Mode + "/" + dim + "/" + string(c.Text)
 }
 
 // ParseCellKey is the inverse of Cell.Key.
 func ParseCellKey(key string) (Cell, error) {
 	parts := strings.Split(key, "/")
-	if len(parts) != 3 || len(parts[1]) < 2 || (parts[1][0] != 'E' && parts[1][0] != 'B') {
-		return Cell{}, fmt.Errorf("cell %q: want MODE/E<expansion>/TEXT or MODE/B<budget>/TEXT", key)
+	var c Cell
+	switch len(parts) {
+	case 3:
+		c = Cell{Format: space.FormatActionSpace, Mode: parts[0], Text: dom.TextPolicy(parts[2])}
+	case 2:
+		c = Cell{Format: parts[0]}
+		if !slices.Contains(space.Formats(), c.Format) || c.Format == space.FormatActionSpace {
+			return Cell{}, fmt.Errorf("cell %q: unknown format %q", key, c.Format)
+		}
+	default:
+		return Cell{}, fmt.Errorf("cell %q: want MODE/E<expansion>/TEXT, MODE/B<budget>/TEXT, FORMAT/E<expansion> or FORMAT/B<budget>", key)
 	}
-	c := Cell{Mode: parts[0], Text: dom.TextPolicy(parts[2])}
-	if parts[1][0] == 'B' {
-		n, err := strconv.ParseInt(parts[1][1:], 10, 64)
+	dim := parts[1]
+	if len(dim) < 2 || (dim[0] != 'E' && dim[0] != 'B') {
+		return Cell{}, fmt.Errorf("cell %q: want E<expansion> or B<budget>, not %q", key, dim)
+	}
+	if dim[0] == 'B' {
+		n, err := strconv.ParseInt(dim[1:], 10, 64)
 		if err != nil || n < 1 {
-			return Cell{}, fmt.Errorf("cell %q: token budget %q: want a positive integer", key, parts[1][1:])
+			return Cell{}, fmt.Errorf("cell %q: token budget %q: want a positive integer", key, dim[1:])
 		}
 		c.Budget = n
 		return c, nil
 	}
-	e, err := strconv.Atoi(parts[1][1:])
+	e, err := strconv.Atoi(dim[1:])
 	if err != nil {
 		return Cell{}, fmt.Errorf("cell %q: expansion: %w", key, err)
 	}
@@ -196,24 +252,50 @@ func ParseCellKey(key string) (Cell, error) {
 	return c, nil
 }
 
-// Cells returns the sweep's cells in report order: mode, then text
-// policy, then expansion, each in the order configured; then the budget
-// cells (fast mode), by text policy, then budget.
+// Cells returns the sweep's cells in report order: actionspace by mode,
+// then text policy, then expansion, each in the order configured; the
+// other formats as space.Settings orders them (playwright-ai and axtree
+// per expansion, html once at -1); then the budget cells: actionspace
+// (fast mode) by text policy, then budget; playwright-ai and axtree cut
+// from the end, by budget.
 func (c Config) Cells() []Cell {
-	cells := make([]Cell, 0, len(c.Modes)*len(c.Texts)*len(c.Expansions)+len(c.Texts)*len(c.Budgets))
-	for _, m := range c.Modes {
-		for _, t := range c.Texts {
-			for _, e := range c.Expansions {
-				cells = append(cells, Cell{Mode: m, Expansion: e, Text: t})
+	var cells []Cell
+	as := slices.Contains(c.Formats, space.FormatActionSpace)
+	if as {
+		for _, m := range c.Modes {
+			for _, t := range c.Texts {
+				for _, e := range c.Expansions {
+					cells = append(cells, Cell{Format: space.FormatActionSpace, Mode: m, Expansion: e, Text: t})
+				}
 			}
 		}
 	}
-	for _, t := range c.Texts {
+	others := slices.DeleteFunc(slices.Clone(c.Formats), func(f string) bool { return f == space.FormatActionSpace })
+	for _, s := range space.Settings(others, nil, c.Expansions, nil) {
+		cells = append(cells, Cell{Format: s.Format, Expansion: s.Options.Expansion})
+	}
+	if as {
+		for _, t := range c.Texts {
+			for _, n := range c.Budgets {
+				cells = append(cells, Cell{Format: space.FormatActionSpace, Mode: space.ModeFast, Text: t, Budget: n})
+			}
+		}
+	}
+	for _, f := range others {
+		if !cutBaseline(f) {
+			continue
+		}
 		for _, n := range c.Budgets {
-			cells = append(cells, Cell{Mode: space.ModeFast, Text: t, Budget: n})
+			cells = append(cells, Cell{Format: f, Budget: n})
 		}
 	}
 	return cells
+}
+
+// cutBaseline reports whether format has a cut-from-the-end baseline in
+// the budget cells: the formats with handles on lines.
+func cutBaseline(format string) bool {
+	return format == space.FormatPlaywrightAI || format == space.FormatAXTree
 }
 
 // ExpansionLabel is how reports show an expansion: "whole page" for -1,

@@ -28,14 +28,22 @@ const (
 	// MetricPromptTokens is the mean deep-mode prompt tokens per page,
 	// counted locally.
 	MetricPromptTokens = "prompt_tokens"
+	// MetricRecall is the mean recall per page against the oracle (a
+	// budget cell's: page_recall, the share of the whole page's oracle
+	// elements kept); lower is worse. Unlike the other metrics its PCT is
+	// in percentage points of recall, not a percentage of the baseline:
+	// recall=0.5% fails a cell whose mean recall fell by more than 0.005
+	// (from 0.950 to 0.944, say), and +ABS is in recall's own unit.
+	MetricRecall = "recall"
 	// MetricErrors is the number of pages that failed to render; the gate
 	// always checks it: any increase is a regression.
 	MetricErrors = "errors"
 )
 
 // DefaultMaxRegress is the default --max-regress: action-space tokens may
-// not grow by more than 2%, the median render time by more than 25%.
-const DefaultMaxRegress = "tokens=2%,render_ms=25%"
+// not grow by more than 2%, the median render time by more than 25%, and
+// the mean recall may not fall by more than half a percentage point.
+const DefaultMaxRegress = "tokens=2%,render_ms=25%,recall=0.5%"
 
 // Threshold is the largest worsening of one metric the gate accepts: a
 // cell regresses when the metric worsens by more than Pct percent of the
@@ -59,7 +67,8 @@ func (t Threshold) String() string {
 // ParseThresholds parses a --max-regress list: comma-separated
 // METRIC=PCT% entries, each optionally followed by +ABS, an absolute slack
 // in the metric's unit (milliseconds for render_ms, tokens for the token
-// metrics), e.g. "tokens=2%,render_ms=25%+0.05".
+// metrics, recall for recall), e.g. "tokens=2%,render_ms=25%+0.05". For
+// recall, PCT is in percentage points (see MetricRecall).
 func ParseThresholds(list string) ([]Threshold, error) {
 	var out []Threshold
 	for f := range strings.SplitSeq(list, ",") {
@@ -73,9 +82,9 @@ func ParseThresholds(list string) ([]Threshold, error) {
 		}
 		t := Threshold{Metric: strings.TrimSpace(name)}
 		switch t.Metric {
-		case MetricTokens, MetricPerceptionTokens, MetricRatio, MetricRenderMS, MetricPromptTokens:
+		case MetricTokens, MetricPerceptionTokens, MetricRatio, MetricRenderMS, MetricPromptTokens, MetricRecall:
 		default:
-			return nil, fmt.Errorf("threshold %q: unknown metric %q (want tokens, perception_tokens, ratio, render_ms or prompt_tokens)", f, t.Metric)
+			return nil, fmt.Errorf("threshold %q: unknown metric %q (want tokens, perception_tokens, ratio, render_ms, prompt_tokens or recall)", f, t.Metric)
 		}
 		pct, abs, hasAbs := strings.Cut(val, "+")
 		pct = strings.TrimSpace(pct)
@@ -111,7 +120,8 @@ type Check struct {
 	Metric string
 	// Base and Current are the metric's values.
 	Base, Current float64
-	// Worse is the worsening in percent of Base (negative: better);
+	// Worse is the worsening in percent of Base (negative: better), for
+	// recall in percentage points;
 	// +Inf when Base is zero and Current is worse.
 	Worse float64
 	// Limit is the threshold that applied.
@@ -229,6 +239,17 @@ func compareMetric(b, r *CellSummary, t Threshold) []Check {
 		}
 	case MetricPromptTokens:
 		out = check(r.Cell, t.Metric, b.PromptTokensLocalMean, r.PromptTokensLocalMean, t, false)
+	case MetricRecall:
+		base, cur := b.RecallMean, r.RecallMean
+		if r.TokenBudget != nil {
+			base, cur = b.PageRecallMean, r.PageRecallMean
+		}
+		out = check(r.Cell, t.Metric, base, cur, t, true)
+		for i := range out {
+			// Percentage points, not a percentage of the baseline.
+			out[i].Worse = (out[i].Base - out[i].Current) * 100
+			out[i].Regressed = out[i].Base-out[i].Current > t.Abs && out[i].Worse > t.Pct
+		}
 	}
 	return out
 }
@@ -268,7 +289,7 @@ func (g *Gate) WriteText(w io.Writer) {
 	for _, c := range regressed {
 		cells[c.Cell] = true
 		fmt.Fprintf(w, "  REGRESSED %-22s %-30s %s -> %s (%s, limit %s)\n", c.Cell, c.Metric,
-			fmtNum(c.Base), fmtNum(c.Current), fmtWorse(c.Worse), limitText(c.Limit))
+			fmtNum(c.Base), fmtNum(c.Current), fmtWorse(c), limitText(c.Limit))
 	}
 	if len(g.MissingInRun) > 0 {
 		fmt.Fprintf(w, "  cells in the baseline but not in this run: %s\n", strings.Join(g.MissingInRun, ", "))
@@ -298,17 +319,23 @@ func limitText(t Threshold) string {
 		return "no increase"
 	}
 	s := "+" + strconv.FormatFloat(t.Pct, 'f', -1, 64) + "%"
+	if t.Metric == MetricRecall {
+		s = "-" + strconv.FormatFloat(t.Pct, 'f', -1, 64) + " points"
+	}
 	if t.Abs > 0 {
 		s += " and +" + strconv.FormatFloat(t.Abs, 'f', -1, 64)
 	}
 	return s
 }
 
-func fmtWorse(p float64) string {
-	if math.IsInf(p, 1) {
+func fmtWorse(c Check) string {
+	switch {
+	case math.IsInf(c.Worse, 1):
 		return "new, baseline 0"
+	case c.Limit.Metric == MetricRecall:
+		return fmt.Sprintf("%+.2f points worse", c.Worse)
 	}
-	return fmt.Sprintf("%+.1f%% worse", p)
+	return fmt.Sprintf("%+.1f%% worse", c.Worse)
 }
 
 // fmtNum prints a figure with the precision a report needs.

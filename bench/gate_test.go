@@ -20,6 +20,7 @@ func TestParseThresholds(t *testing.T) {
 		{" tokens = 0% , ratio=5.5% ", []Threshold{{Metric: "tokens", Pct: 0}, {Metric: "ratio", Pct: 5.5}}, ""},
 		{"render_ms=25%+0.05", []Threshold{{Metric: "render_ms", Pct: 25, Abs: 0.05}}, ""},
 		{"perception_tokens=1%,prompt_tokens=3%", []Threshold{{Metric: "perception_tokens", Pct: 1}, {Metric: "prompt_tokens", Pct: 3}}, ""},
+		{"recall=0.5%", []Threshold{{Metric: "recall", Pct: 0.5}}, ""},
 		{"", nil, "empty"},
 		{"tokens", nil, "METRIC=PCT%"},
 		{"tokens=2", nil, "must end in %"},
@@ -98,6 +99,17 @@ func TestCompare(t *testing.T) {
 		// A budget cell's fit time is not gated (token counting, too
 		// noisy); its tokens are.
 		{"budget render up 30%", summaryOf(cellWith(budgetKey, 900, 20, 5)), summaryOf(cellWith(budgetKey, 900, 26, 5)), DefaultMaxRegress, false, nil},
+		// Recall: percentage points, lower is worse; a budget cell's is
+		// its page recall.
+		{"recall within 0.5 points", summaryOf(recallCell(key, 0.950)), summaryOf(recallCell(key, 0.9451)), DefaultMaxRegress, false, nil},
+		{"recall down 0.6 points", summaryOf(recallCell(key, 0.950)), summaryOf(recallCell(key, 0.944)), DefaultMaxRegress, true, []string{key + " recall"}},
+		{"recall up", summaryOf(recallCell(key, 0.90)), summaryOf(recallCell(key, 1)), DefaultMaxRegress, false, nil},
+		{"recall down with fewer tokens", summaryOf(recallCell("playwright-ai/E0", 0.9)), summaryOf(func() CellSummary {
+			c := recallCell("playwright-ai/E0", 0.8)
+			c.TokensCL100KMean = ptr(50.0)
+			return c
+		}()), DefaultMaxRegress, true, []string{"playwright-ai/E0 recall"}},
+		{"budget page recall down", summaryOf(recallCell("axtree/B1000", 0.5)), summaryOf(recallCell("axtree/B1000", 0.4)), "recall=0.5%", true, []string{"axtree/B1000 recall"}},
 		{"budget tokens up 3%", summaryOf(cellWith(budgetKey, 900, 20, 5)), summaryOf(cellWith(budgetKey, 927, 20, 5)), DefaultMaxRegress, true,
 			[]string{budgetKey + " tokens[cl100k_base]", budgetKey + " tokens[o200k_base]"}},
 	}
@@ -164,5 +176,27 @@ func TestCheck_worse(t *testing.T) {
 	}
 	if c := check("c", "m", nil, ptr(5.0), th, false); c != nil {
 		t.Errorf("missing baseline value: %+v", c)
+	}
+}
+
+// recallCell is cellWith(key, 100, 1, 40) with a mean recall: the page
+// recall of a budget cell, the recall of the others.
+func recallCell(key string, recall float64) CellSummary {
+	c := cellWith(key, 100, 1, 40)
+	if c.TokenBudget != nil {
+		c.PageRecallMean = &recall
+	} else {
+		c.RecallMean = &recall
+	}
+	return c
+}
+
+func TestGate_WriteTextRecall(t *testing.T) {
+	th, _ := ParseThresholds(DefaultMaxRegress)
+	g := Compare(summaryOf(recallCell("axtree/E0", 0.9)), summaryOf(recallCell("axtree/E0", 0.85)), th, "base")
+	var b bytes.Buffer
+	g.WriteText(&b)
+	if want := "0.90 -> 0.85 (+5.00 points worse, limit -0.5 points)"; !strings.Contains(b.String(), want) {
+		t.Errorf("output lacks %q:\n%s", want, b.String())
 	}
 }

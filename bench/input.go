@@ -94,6 +94,10 @@ type blobColumns struct {
 	CaptureEncoding string `parquet:"capture_encoding"`
 	AXTree          []byte `parquet:"axtree,optional"`
 	AXTreeEncoding  string `parquet:"axtree_encoding"`
+	// AISnapshot is null when the crawl did not take the AI snapshot
+	// (--formats without playwright-ai, or skipped: too large).
+	AISnapshot         []byte `parquet:"aisnapshot,optional"`
+	AISnapshotEncoding string `parquet:"aisnapshot_encoding"`
 }
 
 // pageColumns is one page to render: its pages row joined with its blobs
@@ -107,6 +111,11 @@ type pageColumns struct {
 	// recall), encoded as AXTreeEncoding says; nil when none was taken.
 	AXTree         []byte
 	AXTreeEncoding string
+	// AISnapshot is Playwright's AI snapshot of the page state (the
+	// playwright-ai format), encoded as AISnapshotEncoding says; nil when
+	// none was taken.
+	AISnapshot         []byte
+	AISnapshotEncoding string
 }
 
 // renderable reports whether the page has a capture the bench can decode.
@@ -120,7 +129,8 @@ func (p *pageColumns) renderable() bool {
 func join(info pageInfo, b blobColumns) pageColumns {
 	return pageColumns{pageInfo: info, HTML: strings.Clone(b.HTML),
 		Capture: bytes.Clone(b.Capture), CaptureEncoding: strings.Clone(b.CaptureEncoding),
-		AXTree: bytes.Clone(b.AXTree), AXTreeEncoding: strings.Clone(b.AXTreeEncoding)}
+		AXTree: bytes.Clone(b.AXTree), AXTreeEncoding: strings.Clone(b.AXTreeEncoding),
+		AISnapshot: bytes.Clone(b.AISnapshot), AISnapshotEncoding: strings.Clone(b.AISnapshotEncoding)}
 }
 
 // readPages reads the pages rows of in, by page ID.

@@ -102,6 +102,7 @@ func (r *Result) WriteHeadline(w io.Writer) {
 	r.writeGrid(w, space.ModeFast, func(c *CellSummary) string { return fmtOpt(c.IDsMean, 1) })
 	fmt.Fprintf(w, "\ncompression ratio (median HTML tokens / action-space tokens, %s):\n", enc)
 	r.writeGrid(w, space.ModeFast, func(c *CellSummary) string { return fmtOpt(c.RatioMedian(enc), 1) })
+	r.writeFormatsHeadline(w)
 	r.writeBudgetHeadline(w)
 	fmt.Fprintf(w, "\nspeed: %.0f renders/s per core (select + render, %d renders); %.0f cells/s per worker end to end (%d workers)\n",
 		s.Speed.RendersPerSecondPerCore, s.Speed.Renders, s.Speed.CellsPerSecondPerCore, s.Speed.Workers)
@@ -202,8 +203,8 @@ func (r *Result) WriteReport(w io.Writer, charts []string, gate *Gate) {
 	if len(s.Config.Budgets) > 0 {
 		budgets = fmt.Sprintf(", plus token budgets %s × text", joinInts(s.Config.Budgets))
 	}
-	fmt.Fprintf(w, "- **Matrix:** modes %s × viewport_expansion %s × text %s%s = %d cells; tokens counted in %s (the tables lead with %s).\n",
-		strings.Join(s.Config.Modes, ", "), joinInts(s.Config.Expansions), strings.Join(s.Config.Texts, ", "), budgets, len(s.Cells),
+	fmt.Fprintf(w, "- **Matrix:** formats %s; actionspace: modes %s × viewport_expansion %s × text %s%s; the other formats per expansion (html: the whole page), cut from the end at every budget = %d cells; tokens counted in %s (the tables lead with %s).\n",
+		strings.Join(s.Config.Formats, ", "), strings.Join(s.Config.Modes, ", "), joinInts(s.Config.Expansions), strings.Join(s.Config.Texts, ", "), budgets, len(s.Cells),
 		strings.Join(s.Config.Encodings, ", "), enc)
 	fmt.Fprintf(w, "- **Machine:** %s, %d CPUs, GOMAXPROCS %d, %s %s/%s; %d workers; each fast cell timed as the fastest of %d renders.\n",
 		orUnknown(s.Machine.CPUModel), s.Machine.CPUs, s.Machine.GOMAXPROCS, s.Machine.GoVersion, s.Machine.GOOS, s.Machine.GOARCH,
@@ -256,11 +257,12 @@ func (r *Result) WriteReport(w io.Writer, charts []string, gate *Gate) {
 		fmt.Fprintf(w, "No ratios: the crawl dataset holds no HTML token counts or HTML.\n\n")
 	}
 
+	r.writeFormats(w, has(ParetoChartFile))
 	r.writeBudgets(w, has(BudgetChartFile))
 	r.writeCosts(w)
 	r.writeDeep(w, has(DeepChartFile))
 
-	fmt.Fprintf(w, "## Time per stage\n\nCrawl stages come from the crawl dataset's pages rows; bench stages are measured here: decode = decompress and parse the capture and build the tree, once per page; render = select and render one fast-mode cell (the fastest of the timed runs); deep render = one deep-mode cell, LLM calls included (in a dry run: building and counting the prompt); tokenize = count one cell's tokens in every encoding; budget fit = fit one budget cell (the fastest of the timed runs, token counts of its probes included).\n\n")
+	fmt.Fprintf(w, "## Time per stage\n\nCrawl stages come from the crawl dataset's pages rows; bench stages are measured here: decode = decompress and parse the capture and build the tree, once per page; render = select and render one fast-mode cell (the fastest of the timed runs); deep render = one deep-mode cell, LLM calls included (in a dry run: building and counting the prompt); tokenize = count one cell's tokens in every encoding; budget fit = fit one budget cell (the fastest of the timed runs, token counts of its probes included); format render = render one cell of another format (its window of the stored AI snapshot or accessibility tree, handles tied to the oracle; html: the page as stored), the fastest of the timed runs; cut from end = render a format's whole page and cut it to a budget (the fastest of the timed runs, token counts of its probes included).\n\n")
 	fmt.Fprint(w, "| stage | source | measurements | median ms | p90 ms | mean ms |\n|---|---|---:|---:|---:|---:|\n")
 	for _, st := range s.Stages {
 		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s |\n", st.Name, st.Source, st.Count, fmtOpt(st.MedianMS, 3), fmtOpt(st.P90MS, 3), fmtOpt(st.MeanMS, 3))
@@ -285,7 +287,7 @@ func (r *Result) WriteReport(w io.Writer, charts []string, gate *Gate) {
 					verdict = "**REGRESSED**"
 				}
 				fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s | %s | %s |\n", c.Cell, c.Metric, fmtNum(c.Base), fmtNum(c.Current),
-					fmtWorsePct(c.Worse), limitText(c.Limit), verdict)
+					fmtWorsePct(c), limitText(c.Limit), verdict)
 			}
 			fmt.Fprintln(w)
 		}
@@ -384,11 +386,14 @@ func fmtInt(x *int64) string {
 	return strconv.FormatInt(*x, 10)
 }
 
-func fmtWorsePct(p float64) string {
-	if p > 1e300 {
+func fmtWorsePct(c Check) string {
+	switch {
+	case c.Worse > 1e300:
 		return "new"
+	case c.Limit.Metric == MetricRecall:
+		return fmt.Sprintf("%+.2f points", c.Worse)
 	}
-	return fmt.Sprintf("%+.1f%%", p)
+	return fmt.Sprintf("%+.1f%%", c.Worse)
 }
 
 func joinInts[T int | int64](xs []T) string {

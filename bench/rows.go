@@ -13,6 +13,7 @@ const (
 	DeepChartFile   = "deep_tokens.svg"
 	StagesChartFile = "stage_times.svg"
 	BudgetChartFile = "recall_vs_budget.svg"
+	ParetoChartFile = "tokens_vs_recall.svg"
 	CrawlDir        = "crawl"
 )
 

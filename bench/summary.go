@@ -45,6 +45,17 @@ type Summary struct {
 	Prices Prices `json:"prices"`
 	// Cells holds one summary per cell, in Config.Cells order.
 	Cells []CellSummary `json:"cells"`
+	// FormatRatios compare the action space's tokens with every other
+	// format's at equal expansion (see FormatRatio).
+	FormatRatios []FormatRatio `json:"format_ratios"`
+	// RecallGaps are the pages where the whole-page action space misses
+	// most of what another format has (see RecallGap): at most
+	// MaxRecallGaps, the largest gap first.
+	RecallGaps []RecallGap `json:"recall_gaps"`
+	// RecallGapPages is the number of pages where another format's
+	// whole-page recall is above the action space's (RecallGaps lists the
+	// first of them).
+	RecallGapPages int `json:"recall_gap_pages"`
 }
 
 // Input describes the crawl dataset a bench run swept. Sweep fills the
@@ -74,6 +85,7 @@ type Input struct {
 
 // RunConfig is the part of Config a summary records.
 type RunConfig struct {
+	Formats    []string `json:"formats"`
 	Modes      []string `json:"modes"`
 	Expansions []int    `json:"viewport_expansions"`
 	Texts      []string `json:"text_policies"`
@@ -95,7 +107,9 @@ type Machine struct {
 
 // Speed is the throughput of a sweep.
 type Speed struct {
-	// Renders is the number of timed renders (page × cell × repeat).
+	// Renders is the number of timed renders of the action space (page ×
+	// fast-mode cell × repeat; the other formats' renders are timed too,
+	// per cell, but not counted here).
 	Renders int64 `json:"renders"`
 	// RenderSeconds is the summed time of those renders; each ran on one
 	// core, so it is their cost in core-seconds.
@@ -125,8 +139,11 @@ type Stage struct {
 	// Name is the stage: navigate, settle, capture, content (crawl);
 	// decode (per page), render (fast mode, per page × cell), deep render
 	// (deep mode, LLM calls or a dry run's prompt, per page × cell),
-	// tokenize (per page × cell with a text) and budget fit (per page ×
-	// budget cell) (bench).
+	// tokenize (per page × cell with a text), budget fit (per page ×
+	// actionspace budget cell), format render (per page × cell of another
+	// format: render the window and tie its handles to the oracle) and
+	// cut from end (per page × cut baseline: render the whole page and
+	// cut it) (bench).
 	Name string `json:"name"`
 	// Source is "crawl" or "bench".
 	Source string `json:"source"`
@@ -147,8 +164,11 @@ type Stage struct {
 type CellSummary struct {
 	// Cell is the cell's key (see Cell.Key).
 	Cell string `json:"cell" parquet:"cell"`
-	// Mode, ViewportExpansion and TextPolicy spell the cell out; a budget
-	// cell has no expansion of its own (0; see BudgetSummary).
+	// Format is the cell's format (space.Formats).
+	Format string `json:"format" parquet:"format"`
+	// Mode, ViewportExpansion and TextPolicy spell the cell out (mode and
+	// text policy are empty for the formats other than actionspace); a
+	// budget cell has no expansion of its own (0; see BudgetSummary).
 	Mode              string `json:"mode" parquet:"mode"`
 	ViewportExpansion int64  `json:"viewport_expansion" parquet:"viewport_expansion"`
 	TextPolicy        string `json:"text_policy" parquet:"text_policy"`
@@ -160,6 +180,12 @@ type CellSummary struct {
 	Pages int64 `json:"pages" parquet:"pages"`
 	// Errors is the number of pages that failed to render.
 	Errors int64 `json:"errors" parquet:"errors"`
+	// NoRecordPages is the number of pages with a capture but without
+	// the record the cell's format renders from (the crawl did not store
+	// the AI snapshot or the accessibility tree: not asked for, or
+	// skipped); they have no row in the cell and count nowhere else in
+	// it.
+	NoRecordPages int64 `json:"no_record_pages" parquet:"no_record_pages"`
 
 	// Action-space tokens per page, cl100k_base.
 	TokensCL100KMean   *float64 `json:"tokens_cl100k_mean" parquet:"tokens_cl100k_mean"`
@@ -183,6 +209,17 @@ type CellSummary struct {
 	// Median compression ratio (HTML tokens / action-space tokens).
 	RatioCL100KMedian *float64 `json:"ratio_cl100k_median" parquet:"ratio_cl100k_median"`
 	RatioO200KMedian  *float64 `json:"ratio_o200k_median" parquet:"ratio_o200k_median"`
+	// OraclePages is the number of pages with a recall: an oracle (an
+	// accessibility tree) with at least one element in the window.
+	OraclePages *int64 `json:"oracle_pages" parquet:"oracle_pages"`
+	// RecallMean and RecallMedian summarise the recall column over those
+	// pages: the share of the window's oracle elements that got a handle.
+	// Null for html, which has no handles.
+	RecallMean   *float64 `json:"recall_mean" parquet:"recall_mean"`
+	RecallMedian *float64 `json:"recall_median" parquet:"recall_median"`
+	// ExtraHandlesMean is the mean number of handles per page that stand
+	// for no oracle element, over the pages with an oracle.
+	ExtraHandlesMean *float64 `json:"extra_handles_mean" parquet:"extra_handles_mean"`
 	// Render time per page, milliseconds (see CellRow.RenderMS).
 	RenderMSMedian *float64 `json:"render_ms_median" parquet:"render_ms_median"`
 	RenderMSP90    *float64 `json:"render_ms_p90" parquet:"render_ms_p90"`
@@ -317,6 +354,9 @@ func slot(enc metrics.Encoding) int {
 type cellAcc struct {
 	cell           Cell
 	pages, errors  int64
+	noRecord       int64
+	recall         []float64
+	extra          []float64
 	tokens         [2][]float64
 	tokenSum       [2]int64
 	ptokens        [2][]float64
@@ -378,6 +418,12 @@ func (a *cellAcc) add(r *CellRow) {
 		a.bytes = append(a.bytes, float64(r.SpaceBytes))
 	}
 	a.renderMS = append(a.renderMS, r.RenderMS)
+	if r.Recall != nil {
+		a.recall = append(a.recall, *r.Recall)
+	}
+	if r.ExtraHandles != nil {
+		a.extra = append(a.extra, float64(*r.ExtraHandles))
+	}
 	if r.TokenizeMS > 0 {
 		a.tokenizeMS = append(a.tokenizeMS, r.TokenizeMS)
 	}
@@ -456,18 +502,26 @@ func (a *cellAcc) addDeep(r *CellRow) {
 func (a *cellAcc) summary(encs []metrics.Encoding, prices Prices) CellSummary {
 	s := CellSummary{
 		Cell:              a.cell.Key(),
+		Format:            a.cell.format(),
 		Mode:              a.cell.Mode,
 		ViewportExpansion: int64(a.cell.Expansion),
 		TextPolicy:        string(a.cell.Text),
 		BudgetSummary:     a.budgetSummary(),
 		Pages:             a.pages,
 		Errors:            a.errors,
+		NoRecordPages:     a.noRecord,
+		RecallMean:        num(metrics.Mean(a.recall)),
+		RecallMedian:      num(metrics.Median(a.recall)),
+		ExtraHandlesMean:  num(metrics.Mean(a.extra)),
 		IDsMean:           num(metrics.Mean(a.ids)),
 		IDsMedian:         num(metrics.Median(a.ids)),
 		SpaceBytesMean:    num(metrics.Mean(a.bytes)),
 		RenderMSMedian:    num(metrics.Median(a.renderMS)),
 		RenderMSP90:       num(metrics.Percentile(a.renderMS, 90)),
 		TokenizeMSMedian:  num(metrics.Median(a.tokenizeMS)),
+	}
+	if len(a.recall) > 0 {
+		s.OraclePages = ptr(int64(len(a.recall)))
 	}
 	for _, enc := range encs {
 		i := slot(enc)
@@ -504,7 +558,11 @@ func (a *cellAcc) summary(encs []metrics.Encoding, prices Prices) CellSummary {
 			continue // the model's encoding was not counted
 		}
 		i := slot(m.Encoding)
-		s.Costs = append(s.Costs, m.cost(ok, a.ptokenSum[i]+a.promptForCost, deref(a.completionAPI), a.noCompletion))
+		read := a.ptokenSum[i] // the perception text
+		if !a.cell.actionSpace() {
+			read = a.tokenSum[i] // the other formats have no wrapper
+		}
+		s.Costs = append(s.Costs, m.cost(ok, read+a.promptForCost, deref(a.completionAPI), a.noCompletion))
 	}
 	return s
 }

@@ -18,7 +18,6 @@ import (
 	"actionspace/dataset"
 	"actionspace/dataset/store"
 	"actionspace/dom"
-	"actionspace/oracle"
 	"actionspace/render"
 	"actionspace/space"
 )
@@ -70,7 +69,10 @@ type pageOut struct {
 	page   pageColumns
 	rows   []CellRow
 	timing pageTiming
-	err    error // the sweep cannot go on (canceled)
+	// noRecord lists the cells (keys) the page has no row in: their
+	// format's record was not stored.
+	noRecord []string
+	err      error // the sweep cannot go on (canceled)
 }
 
 // sweeper holds what every worker shares; it never changes during a
@@ -79,7 +81,7 @@ type sweeper struct {
 	cfg       Config
 	cells     []Cell
 	meter     *space.Meter
-	renderers map[string]space.Renderer
+	renderers space.Renderers
 }
 
 // Sweep re-renders every captured page of a crawl dataset (see
@@ -127,7 +129,7 @@ func Sweep(ctx context.Context, cfg Config, in Dataset, out *store.Store) (*Resu
 		return nil, err
 	}
 	s := &sweeper{cfg: cfg, cells: cfg.Cells(), meter: meter,
-		renderers: map[string]space.Renderer{space.ModeFast: space.Fast{}, space.ModeDeep: cfg.Deep}}
+		renderers: space.Renderers{space.ModeFast: space.Fast{}, space.ModeDeep: cfg.Deep}}
 
 	runCfg := cfg.record()
 	cfgJSON, err := json.Marshal(struct {
@@ -304,12 +306,13 @@ func eachPage[T any](ctx context.Context, in Dataset, pages map[string]pageInfo,
 	return nil
 }
 
-// page is the main pass over one page: it decodes the capture, renders it
-// under every cell, checks each fast-mode text against the timing pass
-// and measures it.
+// page is the main pass over one page: it decodes the page's records,
+// renders it under every cell, checks each timed text against the timing
+// pass and measures it. A cell of a format whose record the page lacks
+// gets no row; its key goes to pageOut.noRecord.
 func (s *sweeper) page(ctx context.Context, p pageColumns, t pageTiming) pageOut {
 	out := pageOut{page: p, rows: make([]CellRow, 0, len(s.cells)), timing: t}
-	tree, err := decode(p.Capture)
+	pg, _, err := s.load(p, true)
 	if err != nil {
 		out.timing.failed = true
 		s.cfg.logger().Warn("capture does not decode", logPageID, p.PageID, logURL, p.URL, logError, err)
@@ -321,42 +324,72 @@ func (s *sweeper) page(ctx context.Context, p pageColumns, t pageTiming) pageOut
 		return out
 	}
 	html := s.htmlTokens(p)
-	var o *oracle.Oracle
-	if len(s.cfg.Budgets) > 0 {
-		o = s.oracleOf(p, tree)
-	}
 	for i, c := range s.cells {
 		if err := ctx.Err(); err != nil {
 			out.err = context.Cause(ctx)
 			return out
 		}
-		if c.Budget > 0 {
-			row := s.budgetRow(ctx, p, tree, o, c, html)
-			if row.Error != "" {
-				s.cfg.logger().Warn("render failed", logPageID, p.PageID, logURL, p.URL, logCell, c.Key(), logError, row.Error)
-			}
-			out.rows = append(out.rows, row)
+		if !pg.Has(c.format()) {
+			out.noRecord = append(out.noRecord, c.Key())
 			continue
 		}
-		var rd rendered
-		s.renderRun(ctx, tree, c, &rd)
-		if c.Mode == space.ModeFast {
-			timed := t.cells[i]
-			switch {
-			case timed.err != nil:
-				rd.err = timed.err
-			case rd.err == nil && timed.hash != hash(rd.space.ActionSpace):
-				rd.err = fmt.Errorf("render %s: not deterministic: the text differs from the timing pass's", c.Key())
+		var row CellRow
+		switch {
+		case c.Budget > 0 && c.actionSpace():
+			row = s.budgetRow(ctx, p, pg, c, html)
+		case c.Budget > 0:
+			row = s.cutRow(ctx, p, pg, c, html)
+		default:
+			var rd rendered
+			rd.space, rd.err = pg.Render(ctx, c.setting(), s.renderers)
+			if rd.err != nil {
+				rd.err = fmt.Errorf("render %s: %w", c.Key(), rd.err)
 			}
-			rd.best, rd.runs = timed.best, timed.runs
+			if timed := t.cells[i]; timed.runs > 0 {
+				switch {
+				case timed.err != nil:
+					rd.err = timed.err
+				case rd.err == nil && timed.hash != hash(rd.space.ActionSpace):
+					rd.err = fmt.Errorf("render %s: not deterministic: the text differs from the timing pass's", c.Key())
+				}
+				rd.best, rd.runs = timed.best, timed.runs
+			}
+			row = s.measure(ctx, p, c, html, rd)
 		}
-		row := s.measure(ctx, p, c, html, rd)
 		if row.Error != "" {
 			s.cfg.logger().Warn("render failed", logPageID, p.PageID, logURL, p.URL, logCell, c.Key(), logError, row.Error)
 		}
 		out.rows = append(out.rows, row)
 	}
 	return out
+}
+
+// setting is the cell as the one format layer names a rendering.
+func (c Cell) setting() space.Setting {
+	return space.Setting{Format: c.format(), Mode: c.Mode, Options: dom.Options{Expansion: c.Expansion, Text: c.Text}}
+}
+
+// load decodes a page's stored records into a space.Page, and returns it
+// with the time decoding the capture and building its tree took. Only a
+// capture that does not decode is an error: an accessibility tree or an
+// AI snapshot that does not decode leaves the page without it (no recall,
+// or no playwright-ai rows), logged when warn is set.
+func (s *sweeper) load(p pageColumns, warn bool) (*space.Page, time.Duration, error) {
+	start := time.Now()
+	tree, err := decode(p.Capture)
+	d := time.Since(start)
+	if err != nil {
+		return nil, d, err
+	}
+	rec, err := decodeRecord(p.AXTree, p.AXTreeEncoding, axtree.Parse)
+	if err != nil && warn {
+		s.cfg.logger().Warn("accessibility tree does not decode: no recall, no axtree rows", logPageID, p.PageID, logURL, p.URL, logError, err)
+	}
+	snap, err := decodeRecord(p.AISnapshot, p.AISnapshotEncoding, axtree.ParseSnapshotRecord)
+	if err != nil && warn {
+		s.cfg.logger().Warn("AI snapshot does not decode: no playwright-ai rows", logPageID, p.PageID, logURL, p.URL, logError, err)
+	}
+	return space.NewPage(tree, rec, snap, p.HTML), d, nil
 }
 
 // decode turns a stored capture into a tree.
@@ -372,43 +405,33 @@ func decode(packed []byte) (*dom.Tree, error) {
 	return dom.NewTree(c), nil
 }
 
-// oracleOf builds the page's oracle of actionable elements from its
-// stored accessibility tree; nil, and recall null, when the crawl took
-// none or it does not decode (logged).
-func (s *sweeper) oracleOf(p pageColumns, tree *dom.Tree) *oracle.Oracle {
-	if len(p.AXTree) == 0 {
-		return nil
+// decodeRecord decodes a stored record (the accessibility tree, the AI
+// snapshot) with parse; nil, without error, when none was stored.
+func decodeRecord[T any](packed []byte, encoding string, parse func([]byte) (*T, error)) (*T, error) {
+	if len(packed) == 0 {
+		return nil, nil
 	}
-	rec, err := decodeAXTree(p.AXTree, p.AXTreeEncoding)
-	if err != nil {
-		s.cfg.logger().Warn("accessibility tree does not decode: no recall", logPageID, p.PageID, logURL, p.URL, logError, err)
-		return nil
-	}
-	return oracle.New(rec, tree)
-}
-
-// decodeAXTree turns a stored accessibility tree into a record.
-func decodeAXTree(packed []byte, encoding string) (*axtree.Record, error) {
 	if encoding != dataset.CaptureEncoding {
-		return nil, fmt.Errorf("axtree_encoding %q: want %q", encoding, dataset.CaptureEncoding)
+		return nil, fmt.Errorf("encoding %q: want %q", encoding, dataset.CaptureEncoding)
 	}
 	raw, err := dataset.DecompressCapture(packed)
 	if err != nil {
 		return nil, err
 	}
-	return axtree.Parse(raw)
+	return parse(raw)
 }
 
-// budgetRow is a budget cell's row on one page: it fits the page into the
-// budget Config.Repeat times (timed here, in the main pass, since fitting
-// counts tokens itself), keeps the fastest time, checks that every run
-// gives the same space, and measures it, recall against o included.
-func (s *sweeper) budgetRow(ctx context.Context, p pageColumns, tree *dom.Tree, o *oracle.Oracle, c Cell, html space.Tokens) CellRow {
+// budgetRow is an actionspace budget cell's row on one page: it fits the
+// page into the budget Config.Repeat times (timed here, in the main pass,
+// since fitting counts tokens itself), keeps the fastest time, checks that
+// every run gives the same space, and measures it, recall against the
+// page's oracle included.
+func (s *sweeper) budgetRow(ctx context.Context, p pageColumns, pg *space.Page, c Cell, html space.Tokens) CellRow {
 	row := s.base(p, c, html)
 	var first render.BudgetSpace
 	var best time.Duration
 	for run := range s.cfg.Repeat {
-		bs, d, err := s.meter.FitBudget(tree, c.Budget, c.Text)
+		bs, d, err := s.meter.FitBudget(pg.Tree, c.Budget, c.Text)
 		switch {
 		case err != nil:
 			row.Error = fmt.Sprintf("render %s: %v", c.Key(), err)
@@ -424,13 +447,47 @@ func (s *sweeper) budgetRow(ctx context.Context, p pageColumns, tree *dom.Tree, 
 	}
 	row.ViewportExpansion = int64(first.Expansion)
 	var err error
-	row.SpaceMetrics, row.BudgetMetrics, err = s.meter.MeasureBudget(ctx, first, html, tree, o)
+	row.SpaceMetrics, row.BudgetMetrics, err = s.meter.MeasureBudget(ctx, first, html, pg.Tree, pg.Oracle)
 	row.RenderMS, row.RenderRuns = space.MS(best), int64(s.cfg.Repeat)
 	if err != nil {
 		row.Error = err.Error()
 		return row
 	}
 	row.SpaceSHA256, row.PerceptionSHA256 = hash(first.ActionSpace), hash(first.Perception)
+	return row
+}
+
+// cutRow is a cut-from-the-end baseline's row on one page: the format's
+// whole-page text cut to the budget (space.Meter.CutFormat), Config.Repeat
+// times, timed as budgetRow times a fit, and measured by what the kept
+// lines hold (space.Meter.MeasureCut).
+func (s *sweeper) cutRow(ctx context.Context, p pageColumns, pg *space.Page, c Cell, html space.Tokens) CellRow {
+	row := s.base(p, c, html)
+	var first space.CutSpace
+	var best time.Duration
+	for run := range s.cfg.Repeat {
+		cs, d, err := s.meter.CutFormat(pg, c.Format, c.Budget)
+		switch {
+		case err != nil:
+			row.Error = fmt.Sprintf("render %s: %v", c.Key(), err)
+			return row
+		case run == 0:
+			first, best = cs, d
+		case cs.Text != first.Text || cs.Handles != first.Handles:
+			row.Error = fmt.Sprintf("render %s: not deterministic: run %d differs from run 1", c.Key(), run+1)
+			return row
+		default:
+			best = min(best, d)
+		}
+	}
+	var err error
+	row.SpaceMetrics, row.BudgetMetrics, err = s.meter.MeasureCut(ctx, pg, first, html)
+	row.RenderMS, row.RenderRuns = space.MS(best), int64(s.cfg.Repeat)
+	if err != nil {
+		row.Error = err.Error()
+		return row
+	}
+	row.SpaceSHA256 = hash(first.Text)
 	return row
 }
 
@@ -454,14 +511,18 @@ func (s *sweeper) htmlTokens(p pageColumns) space.Tokens {
 
 // base fills the identity columns of a row.
 func (s *sweeper) base(p pageColumns, c Cell, html space.Tokens) CellRow {
+	e := c.Expansion
+	if c.Budget > 0 && !c.actionSpace() {
+		e = dom.WholePage // a cut baseline cuts the whole page's text
+	}
 	return CellRow{
 		RunID:             s.cfg.RunID,
 		PageID:            p.PageID,
 		URL:               p.URL,
 		Cell:              c.Key(),
-		Format:            space.FormatActionSpace,
+		Format:            c.format(),
 		Mode:              c.Mode,
-		ViewportExpansion: int64(c.Expansion),
+		ViewportExpansion: int64(e),
 		TextPolicy:        string(c.Text),
 		HTMLMetrics:       dataset.HTMLMetrics{HTMLBytes: p.HTMLBytes, HTMLTokensCL100K: html.CL100K, HTMLTokensO200K: html.O200K},
 		BudgetMetrics:     dataset.BudgetMetrics{TokenBudget: budgetOf(c)},
@@ -502,7 +563,7 @@ func (s *sweeper) measure(ctx context.Context, p pageColumns, c Cell, html space
 
 // record is the sweep's configuration as a summary records it.
 func (c Config) record() RunConfig {
-	r := RunConfig{Modes: c.Modes, Expansions: c.Expansions, Budgets: c.Budgets, Repeat: c.Repeat, Workers: c.Workers}
+	r := RunConfig{Formats: c.Formats, Modes: c.Modes, Expansions: c.Expansions, Budgets: c.Budgets, Repeat: c.Repeat, Workers: c.Workers}
 	for _, t := range c.Texts {
 		r.Texts = append(r.Texts, string(t))
 	}

@@ -35,13 +35,14 @@ var wantCellColumns = []string{
 
 // wantSummaryColumns are the documented columns of summary.parquet.
 var wantSummaryColumns = []string{
-	"cell", "mode", "viewport_expansion", "text_policy",
+	"cell", "format", "mode", "viewport_expansion", "text_policy",
 	"token_budget", "whole_page_pages", "budget_expansion_median", "dropped_ids_mean", "recall_pages", "page_recall_mean", "viewport_recall_mean",
-	"pages", "errors",
+	"pages", "errors", "no_record_pages",
 	"tokens_cl100k_mean", "tokens_cl100k_median", "tokens_cl100k_p90", "tokens_cl100k_sum",
 	"tokens_o200k_mean", "tokens_o200k_median", "tokens_o200k_p90", "tokens_o200k_sum",
 	"perception_tokens_cl100k_mean", "perception_tokens_o200k_mean", "ids_mean", "ids_median",
 	"space_bytes_mean", "ratio_cl100k_median", "ratio_o200k_median",
+	"oracle_pages", "recall_mean", "recall_median", "extra_handles_mean",
 	"render_ms_median", "render_ms_p90", "tokenize_ms_median",
 	"llm_ran_pages", "llm_calls", "prompt_tokens_api", "completion_tokens_api", "prompt_tokens_local",
 	"prompt_tokens_local_mean", "llm_ms_median", "coverage_mean", "hallucinated_ids", "cache_hits", "costs",
@@ -308,7 +309,13 @@ func TestConfig_Validate(t *testing.T) {
 }
 
 func TestCell_Key(t *testing.T) {
-	for _, c := range DefaultConfig().Cells() {
+	cells := DefaultConfig().Cells()
+	// 2 texts x 5 expansions; playwright-ai and axtree x 5, html once; 2
+	// texts x 4 budgets; 2 baselines x 4 budgets.
+	if got, want := len(cells), 10+11+8+8; got != want {
+		t.Errorf("default cells: %d, want %d", got, want)
+	}
+	for _, c := range cells {
 		got, err := ParseCellKey(c.Key())
 		if err != nil || got != c {
 			t.Errorf("ParseCellKey(%q) = %v, %v; want %v", c.Key(), got, err, c)
@@ -320,7 +327,22 @@ func TestCell_Key(t *testing.T) {
 	if got, want := (Cell{Mode: space.ModeFast, Text: dom.TextViewport, Budget: 1000}).Key(), "fast/B1000/viewport"; got != want {
 		t.Errorf("Key() = %q, want %q", got, want)
 	}
-	for _, bad := range []string{"", "fast", "fast/500/all", "fast/Ex/all", "a/b/c/d", "fast/B0/all", "fast/B-5/all", "fast/Bx/all", "fast/B/all"} {
+	for _, tt := range []struct {
+		cell Cell
+		want string
+	}{
+		{Cell{Format: space.FormatActionSpace, Mode: space.ModeFast, Expansion: 0, Text: dom.TextViewport}, "fast/E0/viewport"},
+		{Cell{Format: space.FormatPlaywrightAI, Expansion: 0}, "playwright-ai/E0"},
+		{Cell{Format: space.FormatAXTree, Expansion: 500}, "axtree/E500"},
+		{Cell{Format: space.FormatHTML, Expansion: -1}, "html/E-1"},
+		{Cell{Format: space.FormatPlaywrightAI, Budget: 2000}, "playwright-ai/B2000"},
+		{Cell{Format: space.FormatAXTree, Budget: 8000}, "axtree/B8000"},
+	} {
+		if got := tt.cell.Key(); got != tt.want {
+			t.Errorf("Key() = %q, want %q", got, tt.want)
+		}
+	}
+	for _, bad := range []string{"", "fast", "nope/E0", "actionspace/E0", "axtree/X0", "axtree/B0", "fast/500/all", "fast/Ex/all", "a/b/c/d", "fast/B0/all", "fast/B-5/all", "fast/Bx/all", "fast/B/all"} {
 		if _, err := ParseCellKey(bad); err == nil {
 			t.Errorf("ParseCellKey(%q): no error", bad)
 		}

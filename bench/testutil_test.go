@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"actionspace/dom"
 	"actionspace/internal/storedtest"
 	"actionspace/pipeline"
+	"actionspace/space"
 )
 
 // storedCaptures returns the corpus captures stored for the render
@@ -45,6 +47,9 @@ type datasetOptions struct {
 	corrupt bool
 	// noAXTree leaves the accessibility trees out (no recall).
 	noAXTree bool
+	// noSnapshot leaves the AI snapshots out of the pages listed (by
+	// corpus page name, e.g. "news"); "*" leaves out every one.
+	noSnapshot []string
 }
 
 // writeCaptureDataset writes a crawl dataset at dir (one part of each
@@ -58,7 +63,6 @@ func writeCaptureDataset(tb testing.TB, dir string, captures []string, o dataset
 	if err != nil {
 		tb.Fatal(err)
 	}
-	site := corpora.Handler()
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, path := range captures {
 		raw := readCapture(tb, path)
@@ -66,16 +70,7 @@ func writeCaptureDataset(tb testing.TB, dir string, captures []string, o dataset
 		if err != nil {
 			tb.Fatalf("%s: %v", path, err)
 		}
-		u, err := url.Parse(c.Page.URL)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		rec := httptest.NewRecorder()
-		site.ServeHTTP(rec, httptest.NewRequest("GET", u.Path, nil))
-		if rec.Code != 200 {
-			tb.Fatalf("corpus %s: HTTP %d", u.Path, rec.Code)
-		}
-		html := rec.Body.String()
+		html := servedHTML(tb, c.Page.URL)
 		packed, err := dataset.CompressCapture(raw)
 		if err != nil {
 			tb.Fatal(err)
@@ -88,6 +83,13 @@ func writeCaptureDataset(tb testing.TB, dir string, captures []string, o dataset
 				tb.Fatal(err)
 			}
 			row.Blob.AXTreeEncoding = dataset.CaptureEncoding
+		}
+		page := filepath.Base(filepath.Dir(path))
+		if !slices.Contains(o.noSnapshot, "*") && !slices.Contains(o.noSnapshot, page) {
+			if row.Blob.AISnapshot, err = dataset.CompressCapture(readCapture(tb, filepath.Join(filepath.Dir(path), "aisnapshot.json.gz"))); err != nil {
+				tb.Fatal(err)
+			}
+			row.Blob.AISnapshotEncoding = dataset.CaptureEncoding
 		}
 		if err := w.Write(row); err != nil {
 			tb.Fatal(err)
@@ -115,6 +117,22 @@ func writeCaptureDataset(tb testing.TB, dir string, captures []string, o dataset
 	return dir
 }
 
+// servedHTML returns the HTML the corpus handler serves for a corpus
+// page's URL: the html of a test dataset's blobs rows.
+func servedHTML(tb testing.TB, pageURL string) string {
+	tb.Helper()
+	u, err := url.Parse(pageURL)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	corpora.Handler().ServeHTTP(rec, httptest.NewRequest("GET", u.Path, nil))
+	if rec.Code != 200 {
+		tb.Fatalf("corpus %s: HTTP %d", u.Path, rec.Code)
+	}
+	return rec.Body.String()
+}
+
 func okRow(u, title, html string, packed []byte, at time.Time) dataset.Rows {
 	n := int64(len(html))
 	nav, settle, capture, content := 120.0, 500.0, 40.0, 10.0
@@ -133,11 +151,12 @@ func okRow(u, title, html string, packed []byte, at time.Time) dataset.Rows {
 	}
 }
 
-// testConfig is a small matrix: fast mode, three expansions, two text
-// policies, both encodings, no token budgets.
+// testConfig is a small matrix: actionspace alone, fast mode, three
+// expansions, two text policies, both encodings, no token budgets.
 func testConfig(runID string) Config {
 	cfg := DefaultConfig()
 	cfg.RunID = runID
+	cfg.Formats = []string{space.FormatActionSpace}
 	cfg.Expansions = []int{0, 500, dom.WholePage}
 	cfg.Budgets = nil
 	cfg.Workers = 3

@@ -34,16 +34,16 @@ type cellTiming struct {
 	err   error
 }
 
-// time is the timing pass over one page: it decodes the capture and
-// renders every fast-mode cell Config.Repeat times, run 1 of every cell,
+// time is the timing pass over one page: it decodes the page's records
+// and renders every fast-mode cell and every cell of another format (of
+// a fixed expansion) Config.Repeat times, run 1 of every cell,
 // then run 2, and so on, so that one stall cannot hit all of a cell's
 // runs. Deep-mode cells are timed in the main pass: they may call an LLM;
 // so are budget cells: fitting a budget counts tokens, which the timing
 // pass keeps away from the renders it times.
 func (s *sweeper) time(ctx context.Context, _ int, p pageColumns) pageTiming {
-	start := time.Now()
-	tree, err := decode(p.Capture)
-	t := pageTiming{decode: time.Since(start), cells: make([]cellTiming, len(s.cells))}
+	pg, decodeTime, err := s.load(p, false)
+	t := pageTiming{decode: decodeTime, cells: make([]cellTiming, len(s.cells))}
 	if err != nil {
 		t.failed = true
 		return t
@@ -54,8 +54,20 @@ func (s *sweeper) time(ctx context.Context, _ int, p pageColumns) pageTiming {
 			t.calibration = d
 		}
 		for i, c := range s.cells {
-			if c.Mode == space.ModeFast && c.Budget == 0 && ctx.Err() == nil {
-				s.renderRun(ctx, tree, c, &rds[i])
+			if ctx.Err() != nil || c.Budget > 0 || !pg.Has(c.format()) {
+				continue
+			}
+			switch {
+			case c.actionSpace() && c.Mode == space.ModeFast:
+				// Select and render, as render_ms has always measured the
+				// action space: scoring against the oracle is not timed.
+				s.renderRun(c, &rds[i], func() (space.Rendered, error) {
+					return s.renderers[c.Mode].Render(ctx, pg.Tree.Select(dom.Options{Expansion: c.Expansion, Text: c.Text}))
+				})
+			case !c.actionSpace():
+				// The other formats' renders tie their handles to the
+				// oracle's elements as they go: that is timed.
+				s.renderRun(c, &rds[i], func() (space.Rendered, error) { return pg.Render(ctx, c.setting(), nil) })
 			}
 		}
 	}
@@ -80,15 +92,15 @@ type rendered struct {
 	err   error
 }
 
-// renderRun renders one cell once into rd: it keeps the first run's space
-// and the fastest run's time, and checks that every run gives the same
-// text.
-func (s *sweeper) renderRun(ctx context.Context, tree *dom.Tree, c Cell, rd *rendered) {
+// renderRun renders one cell once into rd with render, timing it: it
+// keeps the first run's space and the fastest run's time, and checks that
+// every run gives the same text.
+func (s *sweeper) renderRun(c Cell, rd *rendered, render func() (space.Rendered, error)) {
 	if rd.err != nil {
 		return
 	}
 	start := time.Now()
-	got, err := s.renderers[c.Mode].Render(ctx, tree.Select(dom.Options{Expansion: c.Expansion, Text: c.Text}))
+	got, err := render()
 	d := time.Since(start)
 	rd.spent += d
 	rd.runs++

@@ -66,11 +66,107 @@ func (m *Meter) MeasureBudget(ctx context.Context, bs render.BudgetSpace, html T
 	if err != nil {
 		return sm, bm, err
 	}
+	return sm, bm, m.recount(Tokens{CL100K: sm.PerceptionTokensCL100K, O200K: sm.PerceptionTokensO200K}, bs.Tokens, bs.Budget)
+}
+
+// recount checks a budgeted text's measured tokens (in m's headline
+// encoding) against what fitting it said, and against the budget.
+func (m *Meter) recount(measured Tokens, fitted, budget int64) error {
 	enc := m.encodings[0]
-	if n := (Tokens{CL100K: sm.PerceptionTokensCL100K, O200K: sm.PerceptionTokensO200K}).Of(enc); n == nil || *n != bs.Tokens || *n > bs.Budget {
-		return sm, bm, fmt.Errorf("token budget %d: the fitted text recounts to %d %s tokens, the fit said %d", bs.Budget, deref(n), enc, bs.Tokens)
+	if n := measured.Of(enc); n == nil || *n != fitted || *n > budget {
+		return fmt.Errorf("token budget %d: the fitted text recounts to %d %s tokens, the fit said %d", budget, deref(n), enc, fitted)
 	}
-	return sm, bm, nil
+	return nil
+}
+
+// CutSpace is a format's whole-page text cut from the end to a token
+// budget (CutFromEnd): the baseline a budgeted action space is compared
+// with, and what its kept lines hold.
+type CutSpace struct {
+	// Format is the format cut: FormatPlaywrightAI or FormatAXTree.
+	Format string
+	// Budget is the token budget, in m's headline encoding.
+	Budget int64
+	// Cut is the kept text: its leading lines, their count and tokens.
+	render.Cut
+	// Handles is the number of handles on the kept lines; TotalHandles
+	// the number the whole text has.
+	Handles, TotalHandles int
+	// Matched is how many of the kept handles stand for an oracle
+	// element.
+	Matched int
+	// Handled tells, per oracle element, whether its handle is on a kept
+	// line; nil when the page has no oracle.
+	Handled []bool
+}
+
+// CutFormat renders page p in format (playwright-ai or axtree) for the
+// whole page (E = -1) and cuts that text from the end to budget tokens of
+// m's headline encoding, as users cut a snapshot that is too long today.
+// Which oracle elements the kept lines handle comes from the format's
+// handle lines (render.FormatSpace.Prefix). It returns the cut with the
+// time it took: rendering the whole text, then cutting it.
+func (m *Meter) CutFormat(p *Page, format string, budget int64) (CutSpace, time.Duration, error) {
+	start := time.Now()
+	if format != FormatPlaywrightAI && format != FormatAXTree {
+		return CutSpace{}, 0, fmt.Errorf("cut %s from the end: want %s or %s", format, FormatPlaywrightAI, FormatAXTree)
+	}
+	if !p.Has(format) {
+		return CutSpace{}, 0, fmt.Errorf("cut %s from the end: the page has no record for it", format)
+	}
+	fs, _, err := p.formatSpace(format, dom.WholePage)
+	if err != nil {
+		return CutSpace{}, 0, err
+	}
+	c, err := render.CutFromEnd(m.counter, m.encodings[0], fs.Text, budget)
+	if err != nil {
+		return CutSpace{}, 0, fmt.Errorf("cut %s from the end: %w", format, err)
+	}
+	cs := CutSpace{Format: format, Budget: budget, Cut: c, TotalHandles: fs.Handles}
+	cs.Handles, cs.Handled = fs.Prefix(c.Lines)
+	// A handle line stands for at most one oracle element (one ref or
+	// node id per line), so the kept matched handles are the distinct
+	// kept lines some oracle element is handled on.
+	lines := map[int]bool{}
+	for _, l := range fs.HandledLine {
+		if l >= 0 && l < c.Lines {
+			lines[l] = true
+		}
+	}
+	cs.Matched = len(lines)
+	return cs, time.Since(start), nil
+}
+
+// MeasureCut measures a cut baseline as MeasureBudget measures a fitted
+// action space: what Measure measures (tokens of the kept text; recall,
+// oracle_in_window and extra_handles over the whole page, the window the
+// text was rendered for) plus the budget columns: budget_expansion -1 when
+// the whole text fitted and null otherwise (a cut keeps lines, not a
+// window), budget_stage whole-page or cut-from-end, dropped_ids the
+// handles on the dropped lines, dropped_lines, and the page and viewport
+// recall of the kept lines.
+func (m *Meter) MeasureCut(ctx context.Context, p *Page, cs CutSpace, html Tokens) (dataset.SpaceMetrics, dataset.BudgetMetrics, error) {
+	bm := dataset.BudgetMetrics{
+		TokenBudget:  ptr(cs.Budget),
+		BudgetStage:  ptr(string(render.StageCutFromEnd)),
+		DroppedIDs:   ptr(int64(cs.TotalHandles - cs.Handles)),
+		DroppedLines: ptr(int64(cs.TotalLines - cs.Lines)),
+		CutTexts:     ptr(int64(0)),
+	}
+	if cs.Lines == cs.TotalLines {
+		bm.BudgetExpansion, bm.BudgetStage = ptr(int64(dom.WholePage)), ptr(string(render.StageWholePage))
+	}
+	r := Rendered{Format: cs.Format, Space: render.Space{ActionSpace: cs.Text}, Handles: cs.Handles, Handled: cs.Handled}
+	if o := p.Oracle; o != nil {
+		bm.PageRecall, bm.ViewportRecall = Recall(o, p.Tree, cs.Handled)
+		sc := o.ScoreHandled(p.Tree.Window(dom.WholePage), cs.Handled, cs.Handles, cs.Matched)
+		r.Score = &sc
+	}
+	sm, err := m.Measure(ctx, r, html)
+	if err != nil {
+		return sm, bm, err
+	}
+	return sm, bm, m.recount(Tokens{CL100K: sm.TokensCL100K, O200K: sm.TokensO200K}, cs.Tokens, cs.Budget)
 }
 
 // Recall returns the page_recall and viewport_recall of a space whose

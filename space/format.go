@@ -187,22 +187,9 @@ func (p *Page) Render(ctx context.Context, s Setting, modes Renderers) (Rendered
 		}
 		return out, err
 	}
-	e := s.Options.Expansion
-	if s.Format == FormatHTML {
-		e = dom.WholePage
-	}
-	win := p.Tree.Window(e)
-	var fs render.FormatSpace
-	switch s.Format {
-	case FormatPlaywrightAI:
-		var err error
-		if fs, err = render.AISnapshot(p.Snapshot, p.AXTree, p.Oracle, win); err != nil {
-			return Rendered{Format: s.Format}, fmt.Errorf("render %s: %w", s.Format, err)
-		}
-	case FormatAXTree:
-		fs = render.AXTree(p.AXTree, p.Oracle, win)
-	case FormatHTML:
-		fs = render.HTML(p.HTML)
+	fs, win, err := p.formatSpace(s.Format, s.Options.Expansion)
+	if err != nil {
+		return Rendered{Format: s.Format}, err
 	}
 	out := Rendered{Space: render.Space{ActionSpace: fs.Text}, Format: s.Format, Handles: fs.Handles, Handled: fs.Handled}
 	if p.Oracle != nil {
@@ -210,4 +197,27 @@ func (p *Page) Render(ctx context.Context, s Setting, modes Renderers) (Rendered
 		out.Score = &sc
 	}
 	return out, nil
+}
+
+// formatSpace renders the page in a format other than actionspace in the
+// window of expansion e (html: always the whole page) and returns it with
+// that window. The page must have the format's record (Has).
+func (p *Page) formatSpace(format string, e int) (render.FormatSpace, dom.Rect, error) {
+	if format == FormatHTML {
+		e = dom.WholePage
+	}
+	win := p.Tree.Window(e)
+	switch format {
+	case FormatPlaywrightAI:
+		fs, err := render.AISnapshot(p.Snapshot, p.AXTree, p.Oracle, win)
+		if err != nil {
+			return fs, win, fmt.Errorf("render %s: %w", format, err)
+		}
+		return fs, win, nil
+	case FormatAXTree:
+		return render.AXTree(p.AXTree, p.Oracle, win), win, nil
+	case FormatHTML:
+		return render.HTML(p.HTML), win, nil
+	}
+	return render.FormatSpace{}, win, fmt.Errorf("render %s: not a format of its own renderer", format)
 }

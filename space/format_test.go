@@ -420,3 +420,69 @@ func ptrString[T any](p *T) string {
 	}
 	return fmt.Sprint(*p)
 }
+
+// TestMeter_CutFormat cuts every stored page's whole-page playwright-ai
+// and axtree texts from the end at growing budgets and measures each cut:
+// the kept text recounts exactly within the budget, its recall never
+// falls as the budget grows, a budget above the whole text keeps the
+// E=-1 rendering with its recall and handles, and the other formats are
+// refused.
+func TestMeter_CutFormat(t *testing.T) {
+	m, err := NewMeter(metrics.CL100K, metrics.O200K)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	budgets := []int64{1, 200, 1000, 3000, 1 << 20}
+	for _, s := range storedPages(t) {
+		p := decodeStored(t, s)
+		for _, f := range []string{FormatPlaywrightAI, FormatAXTree} {
+			whole, err := p.Render(ctx, Setting{Format: f, Options: dom.Options{Expansion: dom.WholePage}}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prevPage, prevView := -1.0, -1.0
+			for _, n := range budgets {
+				name := fmt.Sprintf("%s %s budget %d", s.name, f, n)
+				cs, _, err := m.CutFormat(p, f, n)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				sm, bm, err := m.MeasureCut(ctx, p, cs, Tokens{})
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				recount, err := m.Count(cs.Text)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := *sm.TokensCL100K; got != *recount.CL100K || got > n || !strings.HasPrefix(whole.ActionSpace, cs.Text) {
+					t.Errorf("%s: %d tokens, recount %d: over the budget, or not a prefix of the whole text", name, got, *recount.CL100K)
+				}
+				if bm.PageRecall == nil || *bm.PageRecall < prevPage || (bm.ViewportRecall != nil && *bm.ViewportRecall < prevView) {
+					t.Errorf("%s: page recall %v, viewport recall %v fell below %.4f, %.4f", name, bm.PageRecall, bm.ViewportRecall, prevPage, prevView)
+					continue
+				}
+				prevPage = *bm.PageRecall
+				if bm.ViewportRecall != nil {
+					prevView = *bm.ViewportRecall
+				}
+				if cs.Lines == cs.TotalLines {
+					wantRecall, _ := whole.Score.Recall()
+					if cs.Text != whole.ActionSpace || sm.ActionCount != int64(whole.Handles) || *sm.Recall != wantRecall ||
+						*sm.ExtraHandles != int64(whole.Score.Extra) || *bm.BudgetStage != "whole-page" || *bm.BudgetExpansion != dom.WholePage {
+						t.Errorf("%s: the whole text fits, but the cut is not the E=-1 rendering (%d handles, recall %v, extra %v)", name, sm.ActionCount, *sm.Recall, *sm.ExtraHandles)
+					}
+				} else if *bm.BudgetStage != "cut-from-end" || bm.BudgetExpansion != nil || *bm.DroppedLines != int64(cs.TotalLines-cs.Lines) {
+					t.Errorf("%s: budget columns %+v", name, bm)
+				}
+			}
+		}
+	}
+	p := decodeStored(t, storedPages(t)[0])
+	for _, f := range []string{FormatActionSpace, FormatHTML} {
+		if _, _, err := m.CutFormat(p, f, 1000); err == nil {
+			t.Errorf("CutFormat(%s): no error", f)
+		}
+	}
+}

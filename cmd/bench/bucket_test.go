@@ -31,7 +31,10 @@ func TestRun_Bucket(t *testing.T) {
 	writeStoredCaptures(t, data)
 	local := captureDataset(t)
 
-	flags := []string{"--viewport-expansion", "0,-1", "--text", "viewport", "--mode", "fast", "--repeat", "1", "--workers", "2"}
+	flags := []string{"--viewport-expansion", "0,-1", "--text", "viewport", "--mode", "fast", "--repeat", "1", "--workers", "2", "--token-budget", ""}
+	// actionspace, playwright-ai and axtree at two expansions, html once:
+	// the accessibility trees and AI snapshots read from the bucket too.
+	const cells = 3*2 + 1
 	out := srv.URL(srv.Bucket, "bench/run-1")
 	code, stdout, stderr := runBench(t, append(append([]string{}, flags...), "--out", out, data)...)
 	if code != 0 {
@@ -70,12 +73,12 @@ func TestRun_Bucket(t *testing.T) {
 	if strings.Contains(got.Input.Path, "endpoint=") || !strings.HasPrefix(got.Input.Path, "s3://") {
 		t.Errorf("input path %q: want the bucket location without its parameters", got.Input.Path)
 	}
-	if len(got.Cells) != 2 || len(got.Cells) != len(want.Cells) {
-		t.Fatalf("%d cells from the bucket, %d from the directory; want 2 each", len(got.Cells), len(want.Cells))
+	if len(got.Cells) != cells || len(got.Cells) != len(want.Cells) {
+		t.Fatalf("%d cells from the bucket, %d from the directory; want %d each", len(got.Cells), len(want.Cells), cells)
 	}
 	for i := range got.Cells {
 		g, w := got.Cells[i], want.Cells[i]
-		if g.Cell != w.Cell || g.Pages != w.Pages || fmt.Sprint(*g.TokensCL100KSum) != fmt.Sprint(*w.TokensCL100KSum) || fmt.Sprint(*g.TokensO200KSum) != fmt.Sprint(*w.TokensO200KSum) {
+		if g.Cell != w.Cell || g.Pages != w.Pages || g.NoRecordPages != 0 || ptrString(g.RecallMean) != ptrString(w.RecallMean) || fmt.Sprint(*g.TokensCL100KSum) != fmt.Sprint(*w.TokensCL100KSum) || fmt.Sprint(*g.TokensO200KSum) != fmt.Sprint(*w.TokensO200KSum) {
 			t.Errorf("cell %s: %d pages, %v cl100k tokens from the bucket; %d, %v from the directory", g.Cell, g.Pages, *g.TokensCL100KSum, w.Pages, *w.TokensCL100KSum)
 		}
 	}

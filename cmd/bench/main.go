@@ -1,6 +1,8 @@
-// Command bench sweeps render modes, viewport_expansion settings and text
-// policies over captured pages and reports how token cost, compression and
-// time change; with --baseline it is a regression gate.
+// Command bench sweeps formats (the action space and what agents read
+// today: Playwright's AI snapshot, the accessibility tree, the HTML),
+// render modes, viewport_expansion settings, text policies and token
+// budgets over captured pages and reports how token cost, recall,
+// compression and time change; with --baseline it is a regression gate.
 //
 // Given a crawl dataset (a directory or a bucket URL) it re-renders the
 // stored captures, with no browser. Given a URL list, or nothing (the
@@ -14,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"actionspace/bench"
@@ -29,6 +32,7 @@ func main() { cli.Main("bench", run, "") }
 
 // options are the flags that do not map onto bench.Config directly.
 type options struct {
+	formats    string
 	urls       string
 	out        string
 	prices     string
@@ -50,9 +54,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, `Usage: bench [flags] [DATASET | URL-FILE]
 
-Renders every page under every cell of the matrix (mode x viewport
-expansion x text policy, and token budget x text policy), counts tokens
-in every encoding and writes
+Renders every page under every cell of the matrix (actionspace: mode x
+viewport expansion x text policy, and token budget x text policy;
+playwright-ai and axtree: viewport expansion, and token budget for their
+whole-page text cut from the end; html: the whole page), counts tokens
+in every encoding, measures recall against the page's accessibility tree
+and writes
 OUT/cells.parquet (one row per page x cell), OUT/summary.parquet and
 OUT/summary.json (one row per cell), OUT/report.md and its SVG charts.
 
@@ -79,11 +86,14 @@ Flags:
 	fs.StringVar(&cfg.RunID, "run-id", "", "run `ID` (default bench-<UTC time>)")
 	m := cli.Matrix{Modes: []string{space.ModeFast, space.ModeDeep}, Expansions: cfg.Expansions, Texts: cfg.Texts, Encodings: cfg.Encodings, Budgets: cfg.Budgets}
 	m.Register(fs, stderr)
+	o.formats = strings.Join(cfg.Formats, ",")
+	fs.StringVar(&o.formats, "formats", o.formats, "formats swept (`LIST` of "+strings.Join(space.Formats(), ", ")+
+		"); a page whose crawl stored no record for a format gets no row in its cells")
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "pages rendered at once (`N`)")
 	fs.IntVar(&cfg.Repeat, "repeat", cfg.Repeat, "renders per fast cell and page; the fastest is reported (`N`)")
 	fs.StringVar(&o.prices, "prices", "", "price table `FILE` (JSON, $ per 1M input/output tokens per model; default: the embedded bench/prices.json)")
 	fs.StringVar(&o.baseline, "baseline", "", "baseline summary.json `FILE` to compare with; exit 1 on a regression")
-	fs.StringVar(&o.maxRegress, "max-regress", bench.DefaultMaxRegress, "largest accepted worsening per metric (`LIST` of METRIC=PCT%[+ABS]; metrics: tokens, perception_tokens, ratio, render_ms, prompt_tokens)")
+	fs.StringVar(&o.maxRegress, "max-regress", bench.DefaultMaxRegress, "largest accepted worsening per metric (`LIST` of METRIC=PCT%[+ABS]; metrics: tokens, perception_tokens, ratio, render_ms, prompt_tokens, recall; recall in percentage points)")
 	crawlDefaults := pipeline.DefaultConfig()
 	fs.StringVar(&o.viewport, "viewport", cli.FormatViewport(crawlDefaults.Page.ViewportWidth, crawlDefaults.Page.ViewportHeight), "crawl only: browser viewport `WxH`")
 	fs.StringVar(&o.chromium, "chromium", browser.DefaultChromiumPath, "crawl only: Chromium executable `PATH`")
@@ -118,6 +128,9 @@ Flags:
 		return err
 	}
 	cfg.Modes, cfg.Expansions, cfg.Texts, cfg.Encodings, cfg.Budgets = m.Modes, m.Expansions, m.Texts, m.Encodings, m.Budgets
+	if cfg.Formats, err = space.ParseFormats(o.formats); err != nil {
+		return cli.Usagef("--formats: %v", err)
+	}
 	if cfg.Deep, err = o.llm.Renderer(cfg.Modes, os.Getenv, log); err != nil {
 		return err
 	}

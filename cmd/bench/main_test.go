@@ -26,6 +26,7 @@ import (
 	"actionspace/dom"
 	"actionspace/internal/browsertest"
 	"actionspace/internal/cli"
+	"actionspace/internal/storedtest"
 	"actionspace/pipeline"
 	"actionspace/space"
 )
@@ -92,11 +93,21 @@ func writeStoredCaptures(t *testing.T, loc string) {
 		html := rec.Body.String()
 		n := int64(len(html))
 		id := pipeline.PageID(c.Page.URL)
+		blob := &dataset.BlobRow{RunID: "stored", PageID: id, URL: c.Page.URL, HTML: html,
+			Capture: packed, CaptureEncoding: dataset.CaptureEncoding}
+		// The accessibility tree and the AI snapshot stored beside the
+		// capture: the oracle, and the axtree and playwright-ai formats.
+		if blob.AXTree, err = dataset.CompressCapture(storedtest.Read(t, filepath.Join(filepath.Dir(p), "axtree.json.gz"))); err != nil {
+			t.Fatal(err)
+		}
+		if blob.AISnapshot, err = dataset.CompressCapture(storedtest.Read(t, filepath.Join(filepath.Dir(p), "aisnapshot.json.gz"))); err != nil {
+			t.Fatal(err)
+		}
+		blob.AXTreeEncoding, blob.AISnapshotEncoding = dataset.CaptureEncoding, dataset.CaptureEncoding
 		if err := w.Write(dataset.Rows{
 			Page: dataset.PageRow{RunID: "stored", PageID: id, URL: c.Page.URL, Status: dataset.StatusOK,
 				HTMLMetrics: dataset.HTMLMetrics{HTMLBytes: &n}, CapturedAt: time.Unix(0, 0).UTC()},
-			Blob: &dataset.BlobRow{RunID: "stored", PageID: id, URL: c.Page.URL, HTML: html,
-				Capture: packed, CaptureEncoding: dataset.CaptureEncoding},
+			Blob: blob,
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +152,7 @@ func TestRun_Gate(t *testing.T) {
 	// machine with the rest of the test suite, and the gate's timing
 	// arithmetic has its own unit tests.
 	const limits = "tokens=2%,render_ms=25%+5"
-	common := []string{"--viewport-expansion", "0,500,-1", "--repeat", "2", "--workers", "2"}
+	common := []string{"--viewport-expansion", "0,500,-1", "--repeat", "2", "--workers", "2", "--token-budget", "1000"}
 	args := func(extra ...string) []string { return append(append([]string{}, common...), extra...) }
 
 	base := t.TempDir()
@@ -187,6 +198,39 @@ func TestRun_Gate(t *testing.T) {
 		report, err := os.ReadFile(filepath.Join(out, bench.ReportFile))
 		if err != nil || !strings.Contains(string(report), "**REGRESSED**") {
 			t.Errorf("report lacks the gate's verdict: %v", err)
+		}
+	})
+
+	t.Run("recall drop fails", func(t *testing.T) {
+		// A baseline that claims the accessibility tree kept more of the
+		// oracle on screen than this run does: the default gate fails,
+		// even though the tokens are equal.
+		s, err := bench.ReadSummary(baseline)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := s.Cell("axtree/E0")
+		if c == nil || c.RecallMean == nil || *c.RecallMean < 0.5 {
+			t.Fatalf("baseline axtree/E0: %+v, want a recall", c)
+		}
+		*c.RecallMean += 0.01
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		claimed := filepath.Join(t.TempDir(), "summary.json")
+		if err := os.WriteFile(claimed, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := runBench(t, "--formats", "axtree", "--viewport-expansion", "0", "--token-budget", "", "--repeat", "1",
+			"--out", t.TempDir(), "--baseline", claimed, data)
+		if code != 1 {
+			t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
+		}
+		for _, want := range []string{"REGRESSED axtree/E0", "recall", "points worse, limit -0.5 points", "gate: FAIL: 1 regressions"} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("stdout lacks %q:\n%s", want, stdout)
+			}
 		}
 	})
 
@@ -262,9 +306,16 @@ func TestBaseline_Committed(t *testing.T) {
 			t.Errorf("baseline lacks cell %s", c.Key())
 			continue
 		}
-		if sc.Pages != int64(len(corpora.DefaultPaths())) || sc.Errors != 0 {
-			t.Errorf("baseline cell %s: %d pages, %d errors; want %d and 0", c.Key(), sc.Pages, sc.Errors, len(corpora.DefaultPaths()))
+		if sc.Pages != int64(len(corpora.DefaultPaths())) || sc.Errors != 0 || sc.NoRecordPages != 0 {
+			t.Errorf("baseline cell %s: %d pages, %d errors, %d without a record; want %d, 0 and 0", c.Key(), sc.Pages, sc.Errors,
+				sc.NoRecordPages, len(corpora.DefaultPaths()))
 		}
+		if wantRecall := sc.Format != space.FormatHTML; (sc.RecallMean != nil) != wantRecall {
+			t.Errorf("baseline cell %s: recall mean %v, want one: %v", c.Key(), sc.RecallMean, wantRecall)
+		}
+	}
+	if len(s.FormatRatios) == 0 {
+		t.Errorf("baseline has no format ratios")
 	}
 	report, err := os.ReadFile(filepath.Join(dir, bench.ReportFile))
 	if err != nil {
@@ -286,7 +337,10 @@ func TestRun_Corpus(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	pages := len(corpora.DefaultPaths())
-	cells := 2*2 + 2 // fast and deep, two expansions, one text policy; two budgets
+	// actionspace: fast and deep, two expansions, one text policy, two
+	// budgets; playwright-ai and axtree: two expansions, two baselines;
+	// html once.
+	cells := 2*2 + 2 + 2*(2+2) + 1
 	if got := arrowRowCount(t, filepath.Join(out, bench.CellsFile)); got != pages*cells {
 		t.Errorf("cells.parquet: %d rows, want %d pages x %d cells", got, pages, cells)
 	}
@@ -317,7 +371,16 @@ func TestRun_Corpus(t *testing.T) {
 	}
 	budgeted, whole := 0, 0
 	for _, r := range rows {
-		if r.TokenBudget == nil {
+		if r.Error != "" {
+			t.Errorf("%s %s: error %q", r.URL, r.Cell, r.Error)
+		}
+		if wantRecall := r.Format != space.FormatHTML; (r.Recall != nil) != wantRecall || r.OracleInWindow == nil {
+			t.Errorf("%s %s: recall %s, oracle_in_window %s; want a recall: %v", r.URL, r.Cell, ptrString(r.Recall), ptrString(r.OracleInWindow), wantRecall)
+		}
+		if r.TokenBudget == nil || r.Format != space.FormatActionSpace {
+			if r.TokenBudget != nil && (r.TokensCL100K == nil || *r.TokensCL100K > *r.TokenBudget || r.PageRecall == nil) {
+				t.Errorf("%s %s: %s tokens, budget %d, page recall %s", r.URL, r.Cell, ptrString(r.TokensCL100K), *r.TokenBudget, ptrString(r.PageRecall))
+			}
 			continue
 		}
 		budgeted++

@@ -3,9 +3,11 @@ package main
 import (
 	"fmt"
 	"math"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,8 +17,9 @@ import (
 // TestREADME_BaselineFigures keeps the README's figures of the bundled
 // corpus equal to the committed baseline they come from
 // (results/baseline/summary.json): the table of mean tokens per page, the
-// IDs per page, the compression ratios, the "twice" of --text all, and the
-// speed. Refreshing the baseline without the README (or the other way
+// IDs per page, the compression ratios, the "twice" of --text all, the
+// formats side by side (tokens, recall, token ratios, the pages where the
+// action space misses most), recall at every token budget, and the speed. Refreshing the baseline without the README (or the other way
 // round) fails it.
 func TestREADME_BaselineFigures(t *testing.T) {
 	s, err := bench.ReadSummary(filepath.Join("..", "..", "results", "baseline", bench.SummaryJSONFile))
@@ -89,9 +92,90 @@ func TestREADME_BaselineFigures(t *testing.T) {
 		t.Errorf("README says --text all costs twice the tokens; the baseline says %.2f times", twice)
 	}
 
+	checkFormatFigures(t, s, section)
+
 	speed := regexp.MustCompile(`<!-- baseline:speed -->([^<]*)<!-- /baseline:speed -->`).FindStringSubmatch(readme)
 	want := fmt.Sprintf("%.0f renders and %.0f cells per second per core", s.Speed.RendersPerSecondPerCore, s.Speed.CellsPerSecondPerCore)
 	if speed == nil || speed[1] != want {
 		t.Errorf("README speed: got %q, want %q", speed, want)
+	}
+}
+
+// checkFormatFigures checks the README's formats table, its recall at
+// every budget and the recall-gap sentence against the baseline.
+func checkFormatFigures(t *testing.T, s *bench.Summary, section string) {
+	t.Helper()
+	fig := func(x *float64, prec int) string {
+		if x == nil {
+			return "–"
+		}
+		return strconv.FormatFloat(*x, 'f', prec, 64)
+	}
+	ratio := func(cell string) string {
+		for _, f := range s.FormatRatios {
+			if f.Cell == cell {
+				return fig(f.RatioMedian, 2)
+			}
+		}
+		return "–"
+	}
+	cellOr := func(key string) *bench.CellSummary {
+		if c := s.Cell(key); c != nil {
+			return c
+		}
+		t.Errorf("baseline lacks cell %s", key)
+		return &bench.CellSummary{}
+	}
+	for _, row := range []struct {
+		label, e0, whole string
+	}{
+		{"actionspace (fast, viewport text)", "fast/E0/viewport", "fast/E-1/viewport"},
+		{"playwright-ai", "playwright-ai/E0", "playwright-ai/E-1"},
+		{"axtree", "axtree/E0", "axtree/E-1"},
+		{"html", "", "html/E-1"},
+	} {
+		want := "| " + row.label + " |"
+		for _, key := range []string{row.e0, row.whole} {
+			if key == "" {
+				want += " – | – | – | – |"
+				continue
+			}
+			c := cellOr(key)
+			want += fmt.Sprintf(" %s | %s | %s | %s |", fig(c.TokensCL100KMean, 0), fig(c.TokensCL100KMedian, 0), fig(c.RecallMean, 3), ratio(key))
+		}
+		if !strings.Contains(section, want+"\n") {
+			t.Errorf("README formats table: want the row\n%s", want)
+		}
+	}
+	for _, b := range s.Config.Budgets {
+		n := strconv.FormatInt(b, 10)
+		want := fmt.Sprintf("| %s | %s | %s | %s |", n, fig(cellOr("fast/B"+n+"/viewport").PageRecallMean, 3),
+			fig(cellOr("playwright-ai/B"+n).PageRecallMean, 3), fig(cellOr("axtree/B"+n).PageRecallMean, 3))
+		if !strings.Contains(section, want+"\n") {
+			t.Errorf("README budget recall table: want the row\n%s", want)
+		}
+	}
+	// "Up to 4,000 tokens the fitted action space keeps more of every page
+	// than the cut baselines; by 8,000 the baselines ... pass it".
+	if strings.Contains(section, "Up to 4,000 tokens the fitted action space keeps more") {
+		for _, n := range []string{"1000", "2000", "4000", "8000"} {
+			as, ai, ax := cellOr("fast/B"+n+"/viewport").PageRecallMean, cellOr("playwright-ai/B"+n).PageRecallMean, cellOr("axtree/B"+n).PageRecallMean
+			if as == nil || ai == nil || ax == nil || (n != "8000") != (*as > *ai && *as > *ax) {
+				t.Errorf("README: the fitted action space against the cut baselines at %s tokens no longer reads as it says: %s, %s, %s", n, fig(as, 3), fig(ai, 3), fig(ax, 3))
+			}
+		}
+	}
+	if len(s.RecallGaps) == 0 {
+		t.Fatal("baseline has no recall gaps: the README's sentence about them needs rewriting")
+	}
+	g := s.RecallGaps[0]
+	u, err := url.Parse(g.URL) // the corpus is served on a port of the moment
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("on %d of the %d pages another format's whole-page recall is higher; the largest gap, %.3f, is `%s`",
+		s.RecallGapPages, s.Input.Rendered, g.Gap, u.Path)
+	if !strings.Contains(strings.Join(strings.Fields(section), " "), want) {
+		t.Errorf("README: want %q", want)
 	}
 }
