@@ -362,10 +362,10 @@ func (p *pwPage) loadPage(ctx context.Context, rawURL string) (*pipeline.Load, e
 		}
 	}
 
-	// The extras see the page state the capture saw: nothing has touched
-	// the page since.
-	p.takeExtras(ctx, tab, rawURL, AXTreeInput{Session: tab.cdp, Worlds: worlds, FrameSession: sessions.get}, p.cfg.Extras, ld)
-
+	// The screenshot and the HTML only read the page; the extras come
+	// last, on the page state the capture saw, so that a record the
+	// browser is slow to give (an AI snapshot of many frames) is given up
+	// at its limit and costs no more than itself.
 	p.screenshot(ctx, tab, rawURL, ld)
 
 	p.stage.Store("content")
@@ -381,6 +381,8 @@ func (p *pwPage) loadPage(ctx context.Context, rawURL string) (*pipeline.Load, e
 	html, _ = dom.RedactSecrets(html)
 	ld.HTML, ld.HTMLTruncated = dom.CutHTML(html, p.cfg.MaxHTMLBytes)
 	ld.FinalURL = tab.page.URL()
+
+	p.takeExtras(ctx, tab, rawURL, AXTreeInput{Session: tab.cdp, Worlds: worlds, FrameSession: sessions.get}, p.cfg.Extras, ld)
 	return ld, nil
 }
 

@@ -120,8 +120,9 @@ func TakeAISnapshot(page playwright.Page, cdp cdpSender, timeout time.Duration) 
 	return &axtree.Snapshot{Version: axtree.Version, ScrollX: sx, ScrollY: sy, Text: text}, nil
 }
 
-// takeExtras takes, right after the capture, the records of the page
-// state cfg asks for into ld: the accessibility tree, then the AI
+// takeExtras takes, after the capture, the screenshot and the HTML (which
+// only read the page), the records of the page state cfg asks for into
+// ld: the accessibility tree, then the AI
 // snapshot, timing each. A record that fails or that the page is too
 // large for is left out and ld says why (AXTreeSkipped,
 // AISnapshotSkipped); the load goes on. Each record may take at most half
@@ -188,7 +189,8 @@ func (p *pwPage) takeExtras(ctx context.Context, tab *pwTab, rawURL string, in A
 }
 
 // extrasLimit is how long one extra record may take: half the time left
-// to ctx, or no limit (0) when ctx has no deadline.
+// to ctx, so that the load ends within its limit whatever the browser
+// does; no limit (0) when ctx has no deadline.
 func extrasLimit(ctx context.Context) time.Duration {
 	if dl, ok := ctx.Deadline(); ok {
 		return max(time.Millisecond, time.Until(dl)/2)

@@ -140,8 +140,8 @@ type PageRow struct {
 	// browser's round trip), in milliseconds; null when no screenshot was
 	// asked for or the stage was not reached.
 	ScreenshotMS *float64 `parquet:"screenshot_ms"`
-	// AXTreeMS is the time taken to take the accessibility tree right
-	// after the capture (DOM snapshot, every frame's tree, the capture's
+	// AXTreeMS is the time taken to take the accessibility tree of the
+	// captured page state (DOM snapshot, every frame's tree, the capture's
 	// DOM identity), in milliseconds; null when the crawl's formats did not
 	// ask for it (axtree) or the stage was not reached.
 	AXTreeMS *float64 `parquet:"axtree_ms"`

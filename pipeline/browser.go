@@ -78,8 +78,8 @@ type Load struct {
 	// KindBlocked instead.
 	BlockedRequests int
 	// AXTree is Chromium's accessibility tree of the captured page state,
-	// every frame included, taken right after the capture (and its
-	// cross-origin frames) when PageConfig.Extras asks for it; nil when it
+	// every frame included, taken on the captured page state (after the
+	// capture, the screenshot and the HTML, which only read the page) when PageConfig.Extras asks for it; nil when it
 	// did not, or the tree was skipped (AXTreeSkipped says why).
 	AXTree *axtree.Record
 	// AXTreeSkipped says why an accessibility tree asked for is nil:

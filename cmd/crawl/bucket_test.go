@@ -19,8 +19,8 @@ import (
 
 	"actionspace/corpora"
 	"actionspace/dataset"
-	"actionspace/space"
 	"actionspace/internal/s3test"
+	"actionspace/space"
 )
 
 // s3srv is the S3-compatible server of this package's tests, started by the
