@@ -295,8 +295,8 @@ ORDER BY key, value;
 -- The compressed bytes a scan of each table reads, and of the blobs columns html and capture, which the pages table held before schema version 2.
 SELECT
     regexp_extract(file_name, '(pages|spaces|blobs|elements|oracle)/', 1) AS table_name,
-    sum(total_compressed_size) AS bytes,
-    sum(total_compressed_size) FILTER (WHERE path_in_schema IN ('html', 'capture')) AS html_capture_bytes
+    sum(total_compressed_size)::BIGINT AS bytes,
+    (sum(total_compressed_size) FILTER (WHERE path_in_schema IN ('html', 'capture')))::BIGINT AS html_capture_bytes
 FROM parquet_metadata(['pages/**/*.parquet', 'spaces/**/*.parquet', 'blobs/**/*.parquet', 'elements/**/*.parquet', 'oracle/**/*.parquet'])
 GROUP BY table_name
 ORDER BY table_name;
