@@ -39,9 +39,14 @@ type testConfig struct {
 }
 
 // defaultTestConfig is a local Chromium with the real capture script and
-// the crawl's default pages.
+// the crawl's default pages, but without the extras (the accessibility
+// tree and the AI snapshot): most tests look at the capture alone, and
+// the extras cost a few hundred milliseconds a load. The tests of the
+// extras turn them on.
 func defaultTestConfig() testConfig {
-	return testConfig{launch: DefaultConfig(), page: pipeline.DefaultPageConfig()}
+	cfg := testConfig{launch: DefaultConfig(), page: pipeline.DefaultPageConfig()}
+	cfg.page.Extras.AXTree, cfg.page.Extras.AISnapshot = false, false
+	return cfg
 }
 
 // testBrowserConfig is defaultTestConfig with testCaptureScript, and no
@@ -50,7 +55,6 @@ func testBrowserConfig() testConfig {
 	cfg := defaultTestConfig()
 	cfg.launch.script = testCaptureScript
 	cfg.launch.scriptArg = map[string]any{"probe": "x"}
-	cfg.page.Extras.AXTree, cfg.page.Extras.AISnapshot = false, false
 	return cfg
 }
 

@@ -96,11 +96,10 @@ func TestCaptureSpeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	cfg := defaultTestConfig()
-	// The capture alone: the accessibility tree and the AI snapshot are
-	// timed by the extras-cost measurement (internal/extrascost).
-	cfg.page.Extras.AXTree, cfg.page.Extras.AISnapshot = false, false
-	page := mustNewPage(t, mustLaunchChromium(t, cfg))
+	// The capture alone (defaultTestConfig takes no extras): the
+	// accessibility tree and the AI snapshot are timed by the extras-cost
+	// measurement (internal/extrascost).
+	page := mustNewPage(t, mustLaunchChromium(t, defaultTestConfig()))
 	t.Logf("load average %s", loadAverage())
 	measureCapture(t, page, srv.URL+"/gen/table?rows=1000") // warm-up: fonts, code caches
 	for _, rows := range speedRows {
