@@ -2,10 +2,8 @@ package dataset
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +12,7 @@ import (
 	"testing"
 
 	"actionspace/dom"
+	"actionspace/internal/storedtest"
 )
 
 // card reads the dataset card.
@@ -64,19 +63,7 @@ func TestCard_CaptureRecipe(t *testing.T) {
 	recipe = strings.TrimSpace(recipe)
 	recipe = strings.TrimSuffix(strings.TrimPrefix(recipe, "```python"), "```")
 
-	f, err := os.Open(filepath.Join("..", "render", "testdata", "login", "capture.json.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := storedtest.Read(t, filepath.Join("..", "render", "testdata", "login", "capture.json.gz"))
 	packed, err := CompressCapture(raw)
 	if err != nil {
 		t.Fatal(err)

@@ -1,17 +1,15 @@
 package pipeline
 
 import (
-	"compress/gzip"
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"actionspace/axtree"
 	"actionspace/dataset"
 	"actionspace/dom"
+	"actionspace/internal/storedtest"
 )
 
 // storedLoad is the Load of a stored corpus page state
@@ -19,20 +17,7 @@ import (
 func storedLoad(t *testing.T, page string) *Load {
 	t.Helper()
 	read := func(name string) []byte {
-		f, err := os.Open(filepath.Join("..", "render", "testdata", page, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := io.ReadAll(zr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return data
+		return storedtest.Read(t, filepath.Join("..", "render", "testdata", page, name))
 	}
 	rec, err := axtree.Parse(read("axtree.json.gz"))
 	if err != nil {

@@ -105,6 +105,23 @@ func browserRSS(root int) (chromium, chromiumPSS, driver int64) {
 	return chromium, chromiumPSS, driver
 }
 
+// samplePeaks samples, every interval until p exits, the memory of the
+// processes below p (browserRSS) and returns the peaks, in KiB: Chromium's
+// RSS summed, its PSS summed, and the other processes' RSS.
+func samplePeaks(p *crawlProc, every time.Duration) (chromium, chromiumPSS, driver int64) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-p.done:
+			return chromium, chromiumPSS, driver
+		case <-tick.C:
+			c, cp, d := browserRSS(p.cmd.Process.Pid)
+			chromium, chromiumPSS, driver = max(chromium, c), max(chromiumPSS, cp), max(driver, d)
+		}
+	}
+}
+
 // footerSize returns the length of a Parquet file's footer (its metadata)
 // and the file's size.
 func footerSize(t *testing.T, path string) (footer, size int64) {
@@ -147,19 +164,7 @@ func TestCrawl_AttackPages(t *testing.T) {
 	start := time.Now()
 	p := startCrawl(t, nil, "--out", out, "--workers", "2", "--viewport-expansion", "0,-1", "--encodings", "cl100k_base",
 		"--settle-quiet", "100ms", "--settle-max", "500ms", "--timeout", "60s", "--max-frames", strconv.Itoa(attackMaxFrames), list)
-	var chromiumPeak, pssPeak, driverPeak int64
-	tick := time.NewTicker(200 * time.Millisecond)
-sample:
-	for {
-		select {
-		case <-p.done:
-			break sample
-		case <-tick.C:
-			c, cp, d := browserRSS(p.cmd.Process.Pid)
-			chromiumPeak, pssPeak, driverPeak = max(chromiumPeak, c), max(pssPeak, cp), max(driverPeak, d)
-		}
-	}
-	tick.Stop()
+	chromiumPeak, pssPeak, driverPeak := samplePeaks(p, 200*time.Millisecond)
 	if code := p.wait(t, time.Second); code != 0 {
 		t.Fatalf("exit %d\nstderr:\n%s", code, &p.stderr)
 	}

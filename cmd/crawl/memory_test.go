@@ -68,19 +68,7 @@ func TestCrawl_MemoryFlat(t *testing.T) {
 		start := time.Now()
 		p := startCrawl(t, nil, "--out", out, "--workers", "2", "--viewport-expansion", "0", "--encodings", "cl100k_base",
 			"--settle-quiet", "0s", "--settle-max", "0s", "--timeout", "20s", list)
-		var chromiumPeak, pssPeak, driverPeak int64
-		tick := time.NewTicker(500 * time.Millisecond)
-	sample:
-		for {
-			select {
-			case <-p.done:
-				break sample
-			case <-tick.C:
-				c, cp, d := browserRSS(p.cmd.Process.Pid)
-				chromiumPeak, pssPeak, driverPeak = max(chromiumPeak, c), max(pssPeak, cp), max(driverPeak, d)
-			}
-		}
-		tick.Stop()
+		chromiumPeak, pssPeak, driverPeak := samplePeaks(p, 500*time.Millisecond)
 		code := p.wait(t, time.Second)
 		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 		if code != 0 {
