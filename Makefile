@@ -65,7 +65,7 @@ vet:
 # goldens re-captures the corpus into render/testdata and rewrites the
 # golden renderings; review the diff before committing.
 goldens: setup
-	$(GO) run ./internal/goldens render/testdata
+	$(GO) run ./tools/goldens render/testdata
 	$(GO) test ./render -run Golden -update
 
 clean:

@@ -98,7 +98,7 @@ func TestCaptureSpeed(t *testing.T) {
 	defer srv.Close()
 	// The capture alone (defaultTestConfig takes no extras): the
 	// accessibility tree and the AI snapshot are timed by the extras-cost
-	// measurement (internal/extrascost).
+	// measurement (tools/extrascost).
 	page := mustNewPage(t, mustLaunchChromium(t, defaultTestConfig()))
 	t.Logf("load average %s", loadAverage())
 	measureCapture(t, page, srv.URL+"/gen/table?rows=1000") // warm-up: fonts, code caches

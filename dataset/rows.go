@@ -466,7 +466,7 @@ type SpaceMetrics struct {
 
 // ElementRow is one row of the elements table: one row per captured page
 // and element that is interactive by our rules (a candidate for an ID:
-// interactive by its own signals, enabled and visible; PERCEPTION.md §1),
+// interactive by its own signals, enabled and visible; docs/perception.md),
 // in capture order. Which of them a window gives an ID follows from the
 // columns: for a viewport_expansion E >= 0, those with outside_px <= E that
 // are neither occluded nor nested, less the labels whose control is among

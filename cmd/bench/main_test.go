@@ -296,7 +296,7 @@ func TestBaseline_Committed(t *testing.T) {
 	dir := filepath.Join("..", "..", "results", "baseline")
 	s, err := bench.ReadSummary(filepath.Join(dir, bench.SummaryJSONFile))
 	if err != nil {
-		t.Fatalf("committed baseline: %v (make it with the commands in the README's bench section)", err)
+		t.Fatalf("committed baseline: %v (make it with the commands in docs/bench.md)", err)
 	}
 	cfg := bench.DefaultConfig()
 	cfg.Modes = []string{space.ModeFast, space.ModeDeep}

@@ -8,7 +8,7 @@ import (
 
 // registerBounds binds the flags that cap what a page decides the size of
 // onto page, whose values are the defaults. Every cap, when hit, is named
-// in the page's row (capture_capped, html_truncated; see the README).
+// in the page's row (capture_capped, html_truncated; see docs/crawl.md).
 func registerBounds(fs *flag.FlagSet, page *pipeline.PageConfig) {
 	s := &page.Script
 	fs.IntVar(&s.MaxNodes, "max-nodes", s.MaxNodes, "capture at most `N` DOM nodes per page, frames included (the capture is then marked truncated)")

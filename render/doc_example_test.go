@@ -13,13 +13,13 @@ import (
 	"actionspace/metrics"
 )
 
-// The README's worked example of token budgets is generated from the
-// budget goldens (testdata/news/budget_*.txt): TestREADME_BudgetExample
-// fails when the README's block differs from what the goldens say, and
+// The worked example of token budgets in docs/perception.md of token budgets is generated from the
+// budget goldens (testdata/news/budget_*.txt): TestPerceptionDoc_BudgetExample
+// fails when its block differs from what the goldens say, and
 // -update rewrites the block.
 
 const (
-	readmePath         = "../README.md"
+	perceptionDoc      = "../docs/perception.md"
 	budgetExampleBegin = "<!-- budget-example:begin -->"
 	budgetExampleEnd   = "<!-- budget-example:end -->"
 	// Goldens longer than exampleMaxLines are shown as their first
@@ -29,7 +29,7 @@ const (
 	exampleTail     = 4
 )
 
-// budgetExample renders the README block: per golden budget, the figures
+// budgetExample renders the doc's block: per golden budget, the figures
 // of the fit and the golden text (excerpted when long).
 func budgetExample(t *testing.T) string {
 	t.Helper()
@@ -96,17 +96,17 @@ func thousands(n int64) string {
 	return s
 }
 
-// TestREADME_BudgetExample checks the README's worked example of token
+// TestPerceptionDoc_BudgetExample checks the doc's worked example of token
 // budgets against the goldens it is made from.
-func TestREADME_BudgetExample(t *testing.T) {
-	data, err := os.ReadFile(readmePath)
+func TestPerceptionDoc_BudgetExample(t *testing.T) {
+	data, err := os.ReadFile(perceptionDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	readme := string(data)
 	i, j := strings.Index(readme, budgetExampleBegin), strings.Index(readme, budgetExampleEnd)
 	if i < 0 || j < i {
-		t.Fatalf("%s: no %s … %s block", readmePath, budgetExampleBegin, budgetExampleEnd)
+		t.Fatalf("%s: no %s … %s block", perceptionDoc, budgetExampleBegin, budgetExampleEnd)
 	}
 	want := budgetExample(t)
 	got := strings.TrimSpace(readme[i+len(budgetExampleBegin) : j])
@@ -115,12 +115,12 @@ func TestREADME_BudgetExample(t *testing.T) {
 	}
 	if *update {
 		readme = readme[:i+len(budgetExampleBegin)] + "\n" + want + "\n" + readme[j:]
-		if err := os.WriteFile(readmePath, []byte(readme), 0o644); err != nil {
+		if err := os.WriteFile(perceptionDoc, []byte(readme), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
 	if k, g, w, ok := firstDiff(got, want); ok {
-		t.Fatalf("%s: the budget example differs from the goldens at its line %d:\n got %q\nwant %q\n(run go test ./render -run README -update)", readmePath, k, g, w)
+		t.Fatalf("%s: the budget example differs from the goldens at its line %d:\n got %q\nwant %q\n(run go test ./render -run PerceptionDoc -update)", perceptionDoc, k, g, w)
 	}
 }

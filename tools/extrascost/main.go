@@ -3,11 +3,11 @@
 // crawls the bundled corpus with every format and with actionspace and
 // html only (no extras), in one run, alternating the two crawls round by
 // round, and writes the medians as a Markdown table into results/ and into
-// the README's block between its extras-cost markers (its test checks the
+// the block of docs/formats.md between its extras-cost markers (its test checks the
 // two agree). Run it from the module root, on a quiet machine:
 //
-//	go run ./internal/extrascost            # 3 rounds
-//	go run ./internal/extrascost -rounds 5
+//	go run ./tools/extrascost            # 3 rounds
+//	go run ./tools/extrascost -rounds 5
 package main
 
 import (
@@ -32,10 +32,10 @@ import (
 // Where the figures go, relative to the module root.
 const (
 	resultFile = "results/extras-cost.md"
-	readmeFile = "README.md"
+	docFile    = "docs/formats.md"
 )
 
-// The README block the figures go in.
+// The block of docs/formats.md the figures go in.
 const (
 	blockBegin = "<!-- extras-cost:begin -->"
 	blockEnd   = "<!-- extras-cost:end -->"
@@ -113,15 +113,15 @@ func run(ctx context.Context, rounds int, log io.Writer) error {
 	if err := os.WriteFile(resultFile, []byte(table), 0o644); err != nil {
 		return err
 	}
-	readme, err := os.ReadFile(readmeFile)
+	doc, err := os.ReadFile(docFile)
 	if err != nil {
 		return err
 	}
-	updated, err := replaceBlock(string(readme), table)
+	updated, err := replaceBlock(string(doc), table)
 	if err != nil {
-		return fmt.Errorf("%s: %w", readmeFile, err)
+		return fmt.Errorf("%s: %w", docFile, err)
 	}
-	if err := os.WriteFile(readmeFile, []byte(updated), 0o644); err != nil {
+	if err := os.WriteFile(docFile, []byte(updated), 0o644); err != nil {
 		return err
 	}
 	fmt.Fprint(log, table)
@@ -220,7 +220,7 @@ func machine() string {
 	return fmt.Sprintf("%s, %d CPUs%s, %s", model, runtime.NumCPU(), load, time.Now().UTC().Format("2006-01-02"))
 }
 
-// replaceBlock puts table between the README's extras-cost markers.
+// replaceBlock puts table between the extras-cost markers of docs/formats.md.
 func replaceBlock(readme, table string) (string, error) {
 	before, rest, ok := strings.Cut(readme, blockBegin)
 	_, after, ok2 := strings.Cut(rest, blockEnd)
@@ -230,7 +230,7 @@ func replaceBlock(readme, table string) (string, error) {
 	return before + blockBegin + "\n" + table + blockEnd + after, nil
 }
 
-// block returns what the README holds between its extras-cost markers.
+// block returns what docs/formats.md holds between its extras-cost markers.
 func block(readme string) (string, bool) {
 	_, rest, ok := strings.Cut(readme, blockBegin+"\n")
 	table, _, ok2 := strings.Cut(rest, blockEnd)

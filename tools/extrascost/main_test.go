@@ -8,23 +8,23 @@ import (
 	"testing"
 )
 
-// TestREADME: the README's extras-cost block is the table the command last
+// TestDocBlock: the extras-cost block of docs/formats.md is the table the command last
 // wrote into results/, so its figures are measured, not typed.
-func TestREADME(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", readmeFile))
+func TestDocBlock(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", docFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	file, err := os.ReadFile(filepath.Join("..", "..", resultFile))
 	if err != nil {
-		t.Fatalf("%v (run `go run ./internal/extrascost`)", err)
+		t.Fatalf("%v (run `go run ./tools/extrascost`)", err)
 	}
-	got, ok := block(string(readme))
+	got, ok := block(string(doc))
 	if !ok {
-		t.Fatalf("README.md has no %s … %s block", blockBegin, blockEnd)
+		t.Fatalf("%s has no %s … %s block", docFile, blockBegin, blockEnd)
 	}
 	if got != string(file) {
-		t.Errorf("README.md's extras-cost block differs from %s; run `go run ./internal/extrascost`\nREADME:\n%s\nfile:\n%s", resultFile, got, file)
+		t.Errorf("%s: the extras-cost block differs from %s; run `go run ./tools/extrascost`\ndoc:\n%s\nfile:\n%s", docFile, resultFile, got, file)
 	}
 	row := regexp.MustCompile(`^\| [^|]+ \| (—|\d+) \| \d+ \| [+-]\d+ \|$`)
 	rows := 0
