@@ -3,6 +3,7 @@
 #   make bench   crawl the bundled corpus and sweep it (runs setup first)
 #   make crawl   crawl the bundled corpus into results/runs/<run-id>/
 #   make test    run every test, real Chromium included (runs setup-test first)
+#   make soak    the long soak and timing tests (minutes each), on their own
 #
 # setup installs what the main job needs: Chromium, Node.js and the
 # Playwright driver. setup-test adds what only the tests need: the
@@ -14,7 +15,10 @@ CHROMIUM ?= /usr/bin/chromium
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS     ?=
 
-.PHONY: all setup setup-test crawl bench bench-check test test-short vet goldens clean
+# SOAK_TIMEOUT bounds make soak; the soak tests take minutes each.
+SOAK_TIMEOUT ?= 60m
+
+.PHONY: all setup setup-test crawl bench bench-check test test-short soak vet goldens clean
 
 all: test
 
@@ -54,7 +58,8 @@ bench-check: setup
 # test server (built once by setup-test into the module cache), and the
 # browser-free tests a second time under the race detector (racing the
 # browser tests too would double a suite that 2 cores already need most of
-# their time for).
+# their time for). The soak and timing tests skip, saying so: make soak
+# runs them.
 test: setup-test vet
 	$(GO) test -race -short -count=1 -timeout 20m ./...
 	ACTIONSPACE_REQUIRE_CHROMIUM=1 ACTIONSPACE_REQUIRE_S3=1 $(GO) test -count=1 -timeout 60m ./...
@@ -62,6 +67,12 @@ test: setup-test vet
 # test-short skips everything that needs Chromium.
 test-short:
 	$(GO) test -short ./...
+
+# soak runs only the tests that ACTIONSPACE_SOAK=1 lets run (a crawl of
+# thousands of URLs, the renderer's timing on the largest pages): each
+# takes minutes, and each says in its skip message what it measures.
+soak: setup-test
+	ACTIONSPACE_SOAK=1 ACTIONSPACE_REQUIRE_CHROMIUM=1 ACTIONSPACE_REQUIRE_S3=1 $(GO) test -count=1 -timeout $(SOAK_TIMEOUT) -run 'Soak' ./...
 
 vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
