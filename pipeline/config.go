@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/dom"
 	"actionspace/metrics"
 	"actionspace/render"
@@ -37,13 +37,13 @@ type Config struct {
 	// keeps Chromium's memory bounded. Zero means never.
 	RecyclePages int
 	// Output says how Crawl lays out and rotates its part files.
-	Output dataset.PartsConfig
+	Output parts.Config
 	// Resume continues the dataset already at the output location: what
 	// an interrupted run left in the partition is finished or cleaned up,
 	// the URLs whose pages rows are in its complete parts are skipped but
 	// those whose rows failed transiently (TransientRow), which are
 	// crawled again and their old rows superseded, and new parts are
-	// numbered after the existing ones (see dataset.OpenForResume).
+	// numbered after the existing ones (see parts.Resume).
 	// Without Resume, a partition that already holds parts is an error. A
 	// resume skips the URLs done in any partition but changes its own
 	// only, so it never touches the files of another crawl. It refuses a
@@ -96,7 +96,7 @@ func DefaultConfig() Config {
 		Retries:      DefaultRetries,
 		Grace:        DefaultGrace,
 		RecyclePages: DefaultRecyclePages,
-		Output:       dataset.DefaultPartsConfig(),
+		Output:       parts.DefaultConfig(),
 		Formats:      space.Formats(),
 		Modes:        []string{space.ModeFast},
 		Expansions:   []int{0, 500, dom.WholePage},

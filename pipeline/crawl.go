@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/dataset/store"
 	"actionspace/dom"
 	"actionspace/space"
@@ -24,7 +25,7 @@ type Opener func(ctx context.Context) (Browser, error)
 // the output partition (cfg.Output), opens the browser with open, crawls
 // the targets and streams the rows into rotating part files, and closes
 // the browser. With cfg.Resume it first finishes what an interrupted run
-// left (dataset.OpenForResume), skips the targets the dataset already
+// left (parts.Resume), skips the targets the dataset already
 // holds and crawls again those whose rows failed transiently (unless
 // cfg.ResumeKeepFailed), superseding their old rows; it opens no browser
 // at all when nothing is left. onResult, if set, sees every result after
@@ -36,7 +37,7 @@ type Opener func(ctx context.Context) (Browser, error)
 // closed properly, and the error is ctx's: everything emitted is in
 // complete parts, and a resume crawls the rest. When the partition's lock
 // is lost to another writer, the crawl stops the same way, publishes
-// nothing more, and returns an error matching store.ErrLockLost.
+// nothing more, and returns an error matching parts.ErrLockLost.
 func Crawl(ctx context.Context, cfg Config, targets []Target, out string, open Opener, onResult func(Result)) (Stats, error) {
 	if err := cfg.Validate(); err != nil {
 		return Stats{}, err
@@ -53,7 +54,7 @@ func Crawl(ctx context.Context, cfg Config, targets []Target, out string, open O
 	if p := cfg.Output.Partition; p != "" {
 		owner += " " + p
 	}
-	dst, err := dataset.OpenOutput(ctx, st, owner, cfg.Output, cfg.logger())
+	dst, err := parts.OpenOutput(ctx, st, owner, cfg.Output, cfg.logger())
 	if err != nil {
 		return Stats{}, err
 	}
@@ -84,7 +85,7 @@ func Crawl(ctx context.Context, cfg Config, targets []Target, out string, open O
 	if r, ok := browser.(interface{ Relaunches() int }); ok {
 		stats.Relaunches = r.Relaunches()
 	}
-	if lockErr := dst.Check(); err != nil && errors.Is(lockErr, store.ErrLockLost) {
+	if lockErr := dst.Check(); err != nil && errors.Is(lockErr, parts.ErrLockLost) {
 		err = lockErr
 	}
 	return stats, err
@@ -93,7 +94,7 @@ func Crawl(ctx context.Context, cfg Config, targets []Target, out string, open O
 // output is a dataset partition ready for a crawl: the targets left to do
 // and where the parts go on.
 type output struct {
-	dst      *dataset.Output
+	dst      *parts.Output
 	runID    string
 	nextPart int
 	todo     []Target
@@ -104,12 +105,12 @@ type output struct {
 // prepareOutput checks the output partition and, for a resume, finishes
 // what an interrupted run left, reads what the dataset holds and works
 // out what is left to crawl.
-func prepareOutput(ctx context.Context, cfg Config, targets []Target, dst *dataset.Output) (*output, error) {
+func prepareOutput(ctx context.Context, cfg Config, targets []Target, dst *parts.Output) (*output, error) {
 	log := cfg.logger()
 	where := store.Redact(dst.Store().String())
 	out := &output{dst: dst, runID: cfg.RunID, todo: targets, stats: Stats{RunID: cfg.RunID, Targets: len(targets)}}
 	if !cfg.Resume {
-		n, err := dataset.CountParts(ctx, dst)
+		n, err := parts.Count(ctx, dst)
 		if err != nil {
 			return nil, err
 		}
@@ -118,11 +119,11 @@ func prepareOutput(ctx context.Context, cfg Config, targets []Target, dst *datas
 		}
 		return out, nil
 	}
-	opts := dataset.ResumeOptions{Logger: log}
+	opts := parts.ResumeOptions{Logger: log}
 	if !cfg.ResumeKeepFailed {
 		opts.Retry = TransientRow
 	}
-	st, err := dataset.OpenForResume(ctx, dst, opts)
+	st, err := parts.Resume(ctx, dst, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -173,12 +174,12 @@ func (o *output) crawl(ctx context.Context, cfg Config, browser Browser, onResul
 		Config:         cfg.record(),
 	}
 	// The open part is published even when the crawl is interrupted.
-	parts, err := dataset.NewParts(context.WithoutCancel(ctx), o.dst, meta, o.nextPart, o.retry)
+	pw, err := parts.NewWriter(context.WithoutCancel(ctx), o.dst, meta, o.nextPart, o.retry)
 	if err != nil {
 		return o.stats, err
 	}
 	stats, runErr := run(ctx, cfg, browser, o.todo, func(res Result) error {
-		if err := parts.Write(res); err != nil {
+		if err := pw.Write(res); err != nil {
 			return err
 		}
 		if onResult != nil {
@@ -186,8 +187,8 @@ func (o *output) crawl(ctx context.Context, cfg Config, browser Browser, onResul
 		}
 		return nil
 	})
-	closeErr := parts.Close()
-	ps := parts.Stats()
+	closeErr := pw.Close()
+	ps := pw.Stats()
 	stats.Targets += o.stats.Targets - len(o.todo)
 	stats.Skipped = o.stats.Skipped
 	stats.Recrawled, stats.Superseded, stats.BytesWritten = o.stats.Recrawled, ps.Superseded, ps.Bytes

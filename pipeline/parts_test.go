@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/dataset/store"
 	"actionspace/metrics"
 	"actionspace/render"
@@ -56,7 +57,7 @@ func TestCrawlWith_Resume(t *testing.T) {
 	if len(loaded) != 10-first.OK {
 		t.Errorf("resume loaded %v, want the %d missing URLs", loaded, 10-first.OK)
 	}
-	pages, err := dataset.Files(dir, dataset.PagesDir)
+	pages, err := parts.Files(dir, dataset.PagesDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestCrawlWith_Partitions(t *testing.T) {
 	}
 	// shard=0001 is "still running": its open part must survive a resume
 	// of another partition.
-	open := filepath.Join(dir, dataset.SpacesDir, "shard=0001", "part-00009.parquet"+dataset.TempSuffix)
+	open := filepath.Join(dir, dataset.SpacesDir, "shard=0001", "part-00009.parquet"+store.TempSuffix)
 	if err := os.WriteFile(open, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -132,10 +133,10 @@ func TestCrawlWith_Partitions(t *testing.T) {
 	if _, err := os.Stat(open); err != nil {
 		t.Errorf("another partition's open part was touched: %v", err)
 	}
-	pages, err := dataset.Files(dir, dataset.PagesDir)
+	pages, err := parts.Files(dir, dataset.PagesDir)
 	var spaces []string
 	if err == nil {
-		spaces, err = dataset.Files(dir, dataset.SpacesDir)
+		spaces, err = parts.Files(dir, dataset.SpacesDir)
 	}
 	if err != nil || len(pages) != 6 || len(spaces) != 6 {
 		t.Errorf("DatasetFiles: %d pages and %d spaces parts, %v; want 6 and 6", len(pages), len(spaces), err)
@@ -209,7 +210,7 @@ func TestCrawlWith_ResumeRecrawlsTransient(t *testing.T) {
 				t.Errorf("stats %+v, want %d crawled again and superseded, the rest skipped", stats, len(want))
 			}
 			rows := map[string][]dataset.PageRow{}
-			pages, err := dataset.Files(dir, dataset.PagesDir)
+			pages, err := parts.Files(dir, dataset.PagesDir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -246,7 +247,7 @@ func TestCrawlWith_LockHeld(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	holder, err := dataset.OpenOutput(context.Background(), st, "the other crawl", dataset.PartsConfig{Partition: "shard=0001"}, nil)
+	holder, err := parts.OpenOutput(context.Background(), st, "the other crawl", parts.Config{Partition: "shard=0001"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +256,7 @@ func TestCrawlWith_LockHeld(t *testing.T) {
 	cfg := fakeConfig(t)
 	cfg.Output.Partition = "shard=0001"
 	_, err = Crawl(context.Background(), cfg, fakeTargets(2), dir, opened(b), nil)
-	var held *store.HeldError
+	var held *parts.HeldError
 	if !errors.As(err, &held) || !strings.Contains(err.Error(), "the other crawl") {
 		t.Errorf("crawl into a held partition: %v, want it refused naming the holder", err)
 	}

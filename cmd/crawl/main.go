@@ -39,7 +39,9 @@ import (
 
 	"actionspace/browser"
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/dataset/store"
+	"actionspace/dataset/store/bucket"
 	"actionspace/dom"
 	"actionspace/internal/cli"
 	"actionspace/internal/llmflags"
@@ -69,6 +71,7 @@ type options struct {
 const resumeHint = "finish it with: crawl --resume --out %s [the same URL list and flags]"
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	bucket.Register() // s3:// and gs:// locations for --out and the input
 	cfg := pipeline.DefaultConfig()
 	bcfg := browser.DefaultConfig()
 	o := options{shotQ: cfg.Page.Screenshot.Quality}
@@ -271,7 +274,7 @@ func printSummary(w io.Writer, stats pipeline.Stats, out string) {
 		fmt.Fprintf(w, ", peak RSS %d MiB", kb>>10)
 	}
 	fmt.Fprintln(w)
-	tables := dataset.Tables()
+	tables := parts.Tables()
 	slices.Reverse(tables) // pages first
 	for _, table := range tables {
 		fmt.Fprintln(w, joinLoc(out, table, "**", "*"+dataset.PartExt))

@@ -1,4 +1,4 @@
-package dataset
+package parts
 
 import (
 	"context"
@@ -22,12 +22,12 @@ import (
 // store.Store.AcquireLock), made with the same create-if-absent step as
 // the parts: it works alike on a directory and in a bucket.
 type Output struct {
-	st        *store.Store
-	cfg       PartsConfig
+	st        store.Store
+	cfg       Config
 	partition string
 	ttl       time.Duration
 	log       *slog.Logger
-	lock      *store.Lock
+	lock      *Lock
 
 	stop, stopped chan struct{}
 	lostCh        chan struct{}
@@ -42,13 +42,6 @@ type Output struct {
 	lost       error     // why the lease is gone; nil while held
 	closed     bool
 }
-
-// Defaults of the lock settings of [PartsConfig].
-const (
-	// DefaultLockTTL is how long a partition lock lasts without renewal:
-	// a crawl killed with its lock held blocks the partition this long.
-	DefaultLockTTL = store.DefaultLockTTL
-)
 
 // lockName is the lock of partition.
 func lockName(partition string) string {
@@ -66,8 +59,8 @@ const lockRetry = time.Second
 // st for owner (a run and shard, named in the lock and in a refusal). When
 // another writer holds it, OpenOutput waits up to cfg.LockWait for it to
 // be released or to go stale, then fails with an error that names the
-// holder (a *store.HeldError in its chain). Close releases the lock.
-func OpenOutput(ctx context.Context, st *store.Store, owner string, cfg PartsConfig, log *slog.Logger) (*Output, error) {
+// holder (a *HeldError in its chain). Close releases the lock.
+func OpenOutput(ctx context.Context, st store.Store, owner string, cfg Config, log *slog.Logger) (*Output, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -80,11 +73,11 @@ func OpenOutput(ctx context.Context, st *store.Store, owner string, cfg PartsCon
 	}
 	name := lockName(cfg.Partition)
 	deadline := time.Now().Add(cfg.LockWait)
-	var lock *store.Lock
+	var lock *Lock
 	for {
 		var err error
-		lock, err = st.AcquireLock(ctx, name, store.LockOptions{Owner: owner, TTL: ttl})
-		var held *store.HeldError
+		lock, err = AcquireLock(ctx, st, name, LockOptions{Owner: owner, TTL: ttl})
+		var held *HeldError
 		if err == nil {
 			break
 		}
@@ -116,7 +109,7 @@ func OpenOutput(ctx context.Context, st *store.Store, owner string, cfg PartsCon
 }
 
 // Store returns the store of the dataset.
-func (o *Output) Store() *store.Store { return o.st }
+func (o *Output) Store() store.Store { return o.st }
 
 // Partition returns the partition the output writes, "" for none.
 func (o *Output) Partition() string { return o.partition }
@@ -141,10 +134,10 @@ func (o *Output) renew() {
 		switch {
 		case err == nil:
 			o.validUntil = o.lock.Info().Expires
-		case errors.Is(err, store.ErrLockLost):
+		case errors.Is(err, ErrLockLost):
 			o.loseLocked(err)
 		case !time.Now().Before(o.validUntil):
-			o.loseLocked(fmt.Errorf("the lease ran out before a renewal succeeded: %w: %w", store.ErrLockLost, err))
+			o.loseLocked(fmt.Errorf("the lease ran out before a renewal succeeded: %w: %w", ErrLockLost, err))
 		default:
 			o.log.Warn("partition lock renewal failed; trying again", "error", err)
 		}
@@ -170,7 +163,7 @@ func (o *Output) loseLocked(err error) {
 func (o *Output) Lost() <-chan struct{} { return o.lostCh }
 
 // Check returns nil while the lease holds with a margin (a sixth of the
-// TTL) left, and an error matching store.ErrLockLost otherwise: a part is
+// TTL) left, and an error matching ErrLockLost otherwise: a part is
 // published only after Check, so that a writer that lost its lock (or
 // stalled past its lease) does not publish into a partition that another
 // writer has taken over.
@@ -184,7 +177,7 @@ func (o *Output) Check() error {
 		return errors.New("output partition: closed")
 	}
 	if time.Until(o.validUntil) < o.ttl/6 {
-		o.loseLocked(fmt.Errorf("the lease expires at %s, too soon to publish: %w", o.validUntil.UTC().Format(time.RFC3339), store.ErrLockLost))
+		o.loseLocked(fmt.Errorf("the lease expires at %s, too soon to publish: %w", o.validUntil.UTC().Format(time.RFC3339), ErrLockLost))
 		return fmt.Errorf("output partition: %w", o.lost)
 	}
 	return nil

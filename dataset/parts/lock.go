@@ -1,4 +1,4 @@
-package store
+package parts
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"actionspace/dataset/store"
 )
 
 // The lock protocol. A lock NAME is a chain of generation objects
@@ -80,6 +82,10 @@ type LockOptions struct {
 	// TTL is how long the lock lasts without a renewal. 0 means
 	// DefaultLockTTL.
 	TTL time.Duration
+
+	// now is the clock of the lock protocol; nil means time.Now (tests
+	// set it).
+	now func() time.Time
 }
 
 // HeldError is AcquireLock's refusal: another holder has the lock and it has
@@ -101,7 +107,7 @@ var ErrLockLost = errors.New("lock lost to another holder")
 // Lock is a lock this process holds. Its methods are safe for concurrent
 // use.
 type Lock struct {
-	s    *Store
+	s    locks
 	name string
 	ttl  time.Duration
 
@@ -110,12 +116,25 @@ type Lock struct {
 	lost bool
 }
 
+// locks takes and reads the locks of a store by a clock.
+type locks struct {
+	st  store.Store
+	now func() time.Time
+}
+
+// where names lock name for messages.
+func (s locks) where(name string) string { return s.st.String() + name }
+
 // AcquireLock takes the lock name (a key, such as "_locks/shard=0003"): it
 // succeeds when the lock is free, released or stale, and returns a
 // *HeldError while another holder's lease runs.
-func (s *Store) AcquireLock(ctx context.Context, name string, opts LockOptions) (*Lock, error) {
-	if err := checkKey(name); err != nil {
-		return nil, fmt.Errorf("acquire lock in %s: %w", s.loc, err)
+func AcquireLock(ctx context.Context, st store.Store, name string, opts LockOptions) (*Lock, error) {
+	s := locks{st: st, now: opts.now}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if err := store.CheckKey(name); err != nil {
+		return nil, fmt.Errorf("acquire lock in %s: %w", st, err)
 	}
 	if opts.Owner == "" {
 		return nil, fmt.Errorf("acquire lock %s: LockOptions.Owner is empty", s.where(name))
@@ -164,9 +183,10 @@ func (s *Store) AcquireLock(ctx context.Context, name string, opts LockOptions) 
 
 // ReadLock returns the current state of the lock name, and false when it
 // was never taken.
-func (s *Store) ReadLock(ctx context.Context, name string) (LockInfo, bool, error) {
-	if err := checkKey(name); err != nil {
-		return LockInfo{}, false, fmt.Errorf("read lock in %s: %w", s.loc, err)
+func ReadLock(ctx context.Context, st store.Store, name string) (LockInfo, bool, error) {
+	s := locks{st: st, now: time.Now}
+	if err := store.CheckKey(name); err != nil {
+		return LockInfo{}, false, fmt.Errorf("read lock in %s: %w", st, err)
 	}
 	for range maxLockTries {
 		head, ok, err := s.lockHead(ctx, name)
@@ -244,8 +264,8 @@ func lockKey(name string, gen int64) string {
 }
 
 // lockGens lists the generation numbers of lock name, in increasing order.
-func (s *Store) lockGens(ctx context.Context, name string) ([]int64, error) {
-	objs, err := s.List(ctx, name+"/")
+func (s locks) lockGens(ctx context.Context, name string) ([]int64, error) {
+	objs, err := s.st.List(ctx, name+"/")
 	if err != nil {
 		return nil, err
 	}
@@ -267,13 +287,13 @@ func (s *Store) lockGens(ctx context.Context, name string) ([]int64, error) {
 // lockHead reads the highest generation of lock name; false when there is
 // none. A head pruned between the list and the read has an error matching
 // fs.ErrNotExist.
-func (s *Store) lockHead(ctx context.Context, name string) (lockGen, bool, error) {
+func (s locks) lockHead(ctx context.Context, name string) (lockGen, bool, error) {
 	gens, err := s.lockGens(ctx, name)
 	if err != nil || len(gens) == 0 {
 		return lockGen{}, false, err
 	}
 	head := lockGen{gen: gens[len(gens)-1]}
-	b, err := s.ReadAll(ctx, lockKey(name, head.gen))
+	b, err := store.ReadAll(ctx, s.st, lockKey(name, head.gen))
 	if err != nil {
 		head.err = err
 		return head, true, nil
@@ -288,13 +308,13 @@ func (s *Store) lockHead(ctx context.Context, name string) (lockGen, bool, error
 // the object if absent, checks that no higher generation exists, and prunes
 // the lower ones. It returns an error matching ErrLockLost when another
 // process made that generation (or a higher one) first.
-func (s *Store) advanceLock(ctx context.Context, name string, info LockInfo) error {
+func (s locks) advanceLock(ctx context.Context, name string, info LockInfo) error {
 	b, err := json.Marshal(info)
 	if err != nil {
 		return fmt.Errorf("lock %s: %w", s.where(name), err)
 	}
 	key := lockKey(name, info.Generation)
-	if err := s.Put(ctx, key, b); err != nil {
+	if err := store.Put(ctx, s.st, key, b); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("lock %s generation %d: %w", s.where(name), info.Generation, ErrLockLost)
 		}
@@ -309,14 +329,14 @@ func (s *Store) advanceLock(ctx context.Context, name string, info LockInfo) err
 	}
 	if top := gens[len(gens)-1]; top != info.Generation {
 		// We re-created a pruned number below the head: not ours.
-		if err := s.Delete(ctx, key); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := s.st.Delete(ctx, key); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 		return fmt.Errorf("lock %s generation %d is behind %d: %w", s.where(name), info.Generation, top, ErrLockLost)
 	}
 	for _, g := range gens[:len(gens)-1] {
 		// Best effort: a failed prune leaves history, never a wrong head.
-		_ = s.Delete(ctx, lockKey(name, g))
+		_ = s.st.Delete(ctx, lockKey(name, g))
 	}
 	return nil
 }
