@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path"
@@ -26,6 +25,10 @@ import (
 var s3srv s3test.Shared
 
 func TestMain(m *testing.M) {
+	if dir := os.Getenv(holdLockEnv); dir != "" {
+		holdLock(dir)
+		return
+	}
 	bucket.Register()
 	s3srv.Main(m)
 }
@@ -728,32 +731,5 @@ func TestOpenForResume_Duplicates(t *testing.T) {
 	}
 	if slices.Contains(keys, partKey(dataset.PagesDir, "", 0)) {
 		t.Errorf("parts %v: part 0, whose rows are all in later parts, is still there", keys)
-	}
-}
-
-// TestOutput_LockLeftovers: a holder killed while it wrote a renewal
-// leaves a temporary file beside its lock; the next writer that takes the
-// lock removes it, and keeps the lock objects.
-func TestOutput_LockLeftovers(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "ds")
-	st := openStore(t, dir)
-	first, err := OpenOutput(context.Background(), st, "first", Config{LockTTL: time.Second}, quiet())
-	if err != nil {
-		t.Fatal(err)
-	}
-	close(first.stop) // killed: no renewal, no release
-	<-first.stopped
-	lockDir := filepath.Join(dir, filepath.FromSlash(lockName("")))
-	leftover := filepath.Join(lockDir, ".00000000000000000002.json.12345"+store.TempSuffix)
-	if err := os.WriteFile(leftover, []byte("{"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(1100 * time.Millisecond) // the lease runs out
-	openOutput(t, st, Config{LockTTL: time.Second})
-	if _, err := os.Stat(leftover); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("the killed holder's temporary file is still there: %v", err)
-	}
-	if locks, _ := filepath.Glob(filepath.Join(lockDir, "*.json")); len(locks) == 0 {
-		t.Errorf("no lock object left in %s", lockDir)
 	}
 }

@@ -344,3 +344,23 @@ func syncDir(dir string) error {
 	}
 	return nil
 }
+
+// Locker is a Store that can lock a key with the operating system (a
+// directory): the lock lasts until release is called or the holder dies,
+// however it dies, so that nothing is left to expire. Stores without it
+// (buckets, memory) are locked with leases (package parts).
+type Locker interface {
+	// TryLock takes the lock of key at once, writing note into it, or
+	// fails with a *LockedError carrying the holder's note.
+	TryLock(key string, note []byte) (release func() error, err error)
+}
+
+// LockedError is TryLock's refusal: another process holds the lock.
+type LockedError struct {
+	Key string
+	// Note is what the holder wrote into the lock (may be partial, or
+	// empty, if read while it wrote).
+	Note []byte
+}
+
+func (e *LockedError) Error() string { return "lock " + e.Key + " is held by another process" }
