@@ -18,8 +18,17 @@ import (
 // Config holds the settings of a crawl. The zero value is not usable; start
 // from DefaultConfig.
 type Config struct {
-	// RunID names the run in every row.
+	// RunID names the run in every row. A resume may leave it empty to
+	// take the dataset's.
 	RunID string
+	// NewRunID is the run ID of a resume that leaves RunID empty and
+	// finds no dataset to take one from (crawl sets a fresh one): a row's
+	// run ID is never empty.
+	NewRunID string
+	// Shards is the shard count of a sharded crawl (its shard index is
+	// Output.Partition), 0 for none; recorded, so that a resume with
+	// another count is refused.
+	Shards int
 	// Workers is the number of pages crawled at once.
 	Workers int
 	// Timeout bounds one attempt at one URL: navigation, settling, capture

@@ -110,6 +110,9 @@ func prepareOutput(ctx context.Context, cfg Config, targets []Target, dst *parts
 	where := store.Redact(dst.Store().String())
 	out := &output{dst: dst, runID: cfg.RunID, todo: targets, stats: Stats{RunID: cfg.RunID, Targets: len(targets)}}
 	if !cfg.Resume {
+		if out.runID == "" {
+			return nil, errors.New("crawl: no run ID: every row needs one")
+		}
 		n, err := parts.Count(ctx, dst)
 		if err != nil {
 			return nil, err
@@ -128,10 +131,16 @@ func prepareOutput(ctx context.Context, cfg Config, targets []Target, dst *parts
 		return nil, err
 	}
 	switch {
-	case out.runID == "":
+	case out.runID == "" && st.RunID != "":
 		out.runID = st.RunID
+	case out.runID == "":
+		// Nothing to take a run ID from: the location holds no dataset.
+		out.runID = cfg.NewRunID
 	case st.RunID != "" && st.RunID != out.runID:
 		return nil, fmt.Errorf("resume %s: the dataset is run %q, not %q", where, st.RunID, out.runID)
+	}
+	if out.runID == "" {
+		return nil, fmt.Errorf("resume %s: the location holds no dataset to take the run ID from, and none was given", where)
 	}
 	if st.Parts > 0 && st.SchemaVersion != dataset.SchemaVersion {
 		return nil, fmt.Errorf("resume %s: the dataset has schema version %d, this build writes %d; crawl into a new location", where, st.SchemaVersion, dataset.SchemaVersion)
@@ -226,6 +235,17 @@ func (c Config) record() string {
 		MaxAXNodes         int  `json:"max_ax_nodes,omitempty"`
 		AISnapshot         bool `json:"aisnapshot"`
 		MaxAISnapshotBytes int  `json:"max_aisnapshot_bytes,omitempty"`
+		// The caps of what a page may make of its rows.
+		MaxHTMLBytes int `json:"max_html_bytes"`
+		MaxFrames    int `json:"max_frames"`
+		// The network policy: which addresses pages may reach.
+		AllowPrivate bool     `json:"network_allow_private,omitempty"`
+		Blocked      []string `json:"network_blocked,omitempty"`
+		Public       []string `json:"network_public,omitempty"`
+		// The token budgets of the budget rows.
+		Budgets []int64 `json:"token_budgets,omitempty"`
+		// The shard count of a sharded crawl (its index is the partition).
+		Shards int `json:"shards,omitempty"`
 		// Screenshots are recorded only when taken.
 		Screenshots       string `json:"screenshots,omitempty"`
 		ScreenshotFormat  string `json:"screenshot_format,omitempty"`
@@ -236,6 +256,9 @@ func (c Config) record() string {
 		LLMBaseURL   string  `json:"llm_base_url,omitempty"`
 		LLMMaxTokens int     `json:"llm_max_tokens,omitempty"`
 		LLMClassify  bool    `json:"llm_classify_page,omitempty"`
+		LLMCoverage  float64 `json:"llm_coverage,omitempty"`
+		LLMRounds    int     `json:"llm_max_extra_rounds,omitempty"`
+		LLMRetries   int     `json:"llm_max_parse_retries,omitempty"`
 		// Where the pages were loaded: none for a local Chromium.
 		BrowserEndpoints []string `json:"browser_endpoints,omitempty"`
 		// How the dataset is written.
@@ -250,6 +273,14 @@ func (c Config) record() string {
 		SettleQuietMS: c.Page.SettleQuiet.Milliseconds(), SettleMaxMS: c.Page.SettleMax.Milliseconds(),
 		ScriptSHA256: hex.EncodeToString(sum[:]), ScriptOptions: c.Page.Script,
 		PartPages: c.Output.PartPages, PartIntervalS: c.Output.PartInterval.Seconds(), Partition: c.Output.Partition,
+		MaxHTMLBytes: c.Page.MaxHTMLBytes, MaxFrames: c.Page.MaxFrames, AllowPrivate: c.Page.Network.AllowPrivate,
+		Budgets: c.Budgets, Shards: c.Shards,
+	}
+	for _, p := range c.Page.Network.Blocked {
+		rec.Blocked = append(rec.Blocked, p.String())
+	}
+	for _, p := range c.Page.Network.Public {
+		rec.Public = append(rec.Public, p.String())
 	}
 	if rec.AXTree {
 		rec.MaxAXNodes = c.Page.Extras.MaxAXNodes
@@ -270,6 +301,7 @@ func (c Config) record() string {
 		model := d.Renderer.Model
 		rec.LLMModel = &model
 		rec.LLMMaxTokens, rec.LLMClassify = d.Renderer.MaxTokens, d.Renderer.ClassifyPage
+		rec.LLMCoverage, rec.LLMRounds, rec.LLMRetries = d.Renderer.Coverage, d.Renderer.MaxExtraRounds, d.Renderer.MaxParseRetries
 		if c.LLMBaseURL != "" {
 			rec.LLMBaseURL = store.Redact(c.LLMBaseURL)
 		}

@@ -205,8 +205,12 @@ Flags:
 	if shard.Count > 0 && cfg.RunID == "" {
 		return cli.Usagef("--shard needs --run-id: every shard of a crawl must write the same run_id")
 	}
-	cfg.Output.Partition = shard.Partition()
-	if cfg.RunID == "" && !cfg.Resume { // a resume keeps the dataset's run ID
+	cfg.Output.Partition, cfg.Shards = shard.Partition(), shard.Count
+	switch {
+	case cfg.RunID != "":
+	case cfg.Resume: // a resume keeps the dataset's run ID, if there is a dataset
+		cfg.NewRunID = cli.RunID("crawl", time.Now())
+	default:
 		cfg.RunID = cli.RunID("crawl", time.Now())
 	}
 	if err := cfg.Validate(); err != nil {
