@@ -19,6 +19,7 @@ import (
 	"actionspace/browser"
 	"actionspace/corpora"
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/internal/browsertest"
 	"actionspace/pipeline"
 )
@@ -606,7 +607,7 @@ func checks() map[string]check {
 						heavy = r.num(t, i, "html_capture_bytes")
 					}
 				}
-				for _, table := range dataset.Tables() {
+				for _, table := range parts.Tables() {
 					if bytes[table] <= 0 {
 						t.Errorf("table %s: %v bytes, want some", table, bytes[table])
 					}
@@ -749,10 +750,10 @@ func TestQueries(t *testing.T) {
 	if stats.OK != c.pages || stats.Failed != 1 {
 		t.Fatalf("crawl: ok=%d failed=%d, want %d and 1", stats.OK, stats.Failed, c.pages)
 	}
-	pageParts, err := dataset.Files(out, dataset.PagesDir)
+	pageParts, err := parts.Files(out, dataset.PagesDir)
 	var spaceParts []string
 	if err == nil {
-		spaceParts, err = dataset.Files(out, dataset.SpacesDir)
+		spaceParts, err = parts.Files(out, dataset.SpacesDir)
 	}
 	if err != nil {
 		t.Fatal(err)

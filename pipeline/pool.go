@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/internal/bounded"
 )
 
@@ -58,7 +59,7 @@ type Target struct {
 
 // Result is everything the crawl learned about one target: the rows it
 // gives each table of the dataset.
-type Result = dataset.Rows
+type Result = parts.Rows
 
 // Stats counts what a run did. Targets = OK + Failed + Unfinished (+
 // Skipped, for a resumed crawl).

@@ -11,6 +11,7 @@ import (
 	"actionspace/bench"
 	"actionspace/browser"
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/dataset/store"
 	"actionspace/internal/cli"
 	"actionspace/pipeline"
@@ -55,7 +56,7 @@ func crawlFirst(ctx context.Context, cfg bench.Config, o options, stdin io.Reade
 		return "", "", cli.Usagef("--out: %v", err)
 	}
 	if st, err := store.Open(ctx, loc, store.Config{}); err == nil {
-		pages, err := dataset.PartKeys(ctx, st, dataset.PagesDir)
+		pages, err := parts.Keys(ctx, st, dataset.PagesDir)
 		st.Close()
 		if err == nil && len(pages) > 0 {
 			shown := store.Redact(loc)

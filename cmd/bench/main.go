@@ -21,7 +21,9 @@ import (
 
 	"actionspace/bench"
 	"actionspace/browser"
+	"actionspace/dataset/parts"
 	"actionspace/dataset/store"
+	"actionspace/dataset/store/bucket"
 	"actionspace/internal/cli"
 	"actionspace/internal/llmflags"
 	"actionspace/pipeline"
@@ -47,6 +49,7 @@ type options struct {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	bucket.Register() // s3:// and gs:// locations for --out and the input
 	cfg := bench.DefaultConfig()
 	var o options
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
@@ -112,7 +115,7 @@ Flags:
 		if o.urls != "" {
 			return cli.Usagef("both --urls and an argument given")
 		}
-		if arg := fs.Arg(0); bench.IsDataset(arg) {
+		if arg := fs.Arg(0); parts.IsDataset(arg) {
 			input = arg
 		} else {
 			o.urls = arg
@@ -174,7 +177,7 @@ Flags:
 			return err
 		}
 	}
-	data, err := bench.OpenDataset(ctx, input)
+	data, err := parts.Open(ctx, input)
 	if err != nil {
 		return err
 	}

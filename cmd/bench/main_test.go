@@ -23,6 +23,7 @@ import (
 	"actionspace/bench"
 	"actionspace/corpora"
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/dom"
 	"actionspace/internal/browsertest"
 	"actionspace/internal/cli"
@@ -60,7 +61,7 @@ func writeStoredCaptures(t *testing.T, loc string) {
 		t.Fatalf("stored captures: %d, %v", len(paths), err)
 	}
 	sort.Strings(paths)
-	w, err := dataset.OpenParts(context.Background(), loc, dataset.Metadata{RunID: "stored"}, dataset.PartsConfig{PartPages: 5})
+	w, err := parts.Create(context.Background(), loc, dataset.Metadata{RunID: "stored"}, parts.Config{PartPages: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func writeStoredCaptures(t *testing.T, loc string) {
 			t.Fatal(err)
 		}
 		blob.AXTreeEncoding, blob.AISnapshotEncoding = dataset.CaptureEncoding, dataset.CaptureEncoding
-		if err := w.Write(dataset.Rows{
+		if err := w.Write(parts.Rows{
 			Page: dataset.PageRow{RunID: "stored", PageID: id, URL: c.Page.URL, Status: dataset.StatusOK,
 				HTMLMetrics: dataset.HTMLMetrics{HTMLBytes: &n}, CapturedAt: time.Unix(0, 0).UTC()},
 			Blob: blob,
@@ -347,9 +348,9 @@ func TestRun_Corpus(t *testing.T) {
 	if got := arrowRowCount(t, filepath.Join(out, bench.SummaryFile)); got != cells {
 		t.Errorf("summary.parquet: %d rows, want %d", got, cells)
 	}
-	parts, err := dataset.Files(filepath.Join(out, bench.CrawlDir), dataset.PagesDir)
-	if err != nil || len(parts) == 0 {
-		t.Errorf("crawl dataset: %v, %v", parts, err)
+	crawled, err := parts.Files(filepath.Join(out, bench.CrawlDir), dataset.PagesDir)
+	if err != nil || len(crawled) == 0 {
+		t.Errorf("crawl dataset: %v, %v", crawled, err)
 	}
 	s, err := bench.ReadSummary(filepath.Join(out, bench.SummaryJSONFile))
 	if err != nil {

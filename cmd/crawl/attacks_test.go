@@ -13,6 +13,7 @@ import (
 
 	"actionspace/corpora"
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/dom"
 )
 
@@ -242,7 +243,7 @@ func TestCrawl_AttackPages(t *testing.T) {
 		blobBound += int64(dom.DefaultMaxHTMLBytes) + int64(len(b.Capture))
 	}
 	for _, table := range []string{dataset.PagesDir, dataset.BlobsDir, dataset.SpacesDir} {
-		files, err := dataset.Files(out, table)
+		files, err := parts.Files(out, table)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -270,7 +271,7 @@ func TestCrawl_AttackPages(t *testing.T) {
 // readTable reads every part of a table with the dataset reader.
 func readTable[T any](t *testing.T, dir, table string) []T {
 	t.Helper()
-	files, err := dataset.Files(dir, table)
+	files, err := parts.Files(dir, table)
 	if err != nil {
 		t.Fatal(err)
 	}

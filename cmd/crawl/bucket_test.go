@@ -19,6 +19,8 @@ import (
 
 	"actionspace/corpora"
 	"actionspace/dataset"
+	"actionspace/dataset/store"
+	"actionspace/dataset/store/bucket"
 	"actionspace/internal/s3test"
 	"actionspace/space"
 )
@@ -27,7 +29,10 @@ import (
 // first test that needs it.
 var s3srv s3test.Shared
 
-func TestMain(m *testing.M) { s3srv.Main(m) }
+func TestMain(m *testing.M) {
+	bucket.Register()
+	s3srv.Main(m)
+}
 
 // locations runs fn with an output location in a directory and in a
 // bucket of the real S3-compatible server (skipped under -short, or
@@ -76,7 +81,7 @@ func checkNoCredentials(t *testing.T, srv *s3test.Server, crawls ...*crawlProc) 
 	}
 	scanned := 0
 	for _, o := range objs {
-		raw, err := st.ReadAll(context.Background(), o.Key)
+		raw, err := store.ReadAll(context.Background(), st, o.Key)
 		if err != nil {
 			t.Fatal(err)
 		}

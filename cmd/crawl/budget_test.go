@@ -10,6 +10,7 @@ import (
 
 	"actionspace/corpora"
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/metrics"
 )
 
@@ -36,7 +37,7 @@ func TestCrawl_TokenBudgets(t *testing.T) {
 	if err != nil {
 		t.Fatalf("crawl: %v\n%s", err, stderr.String())
 	}
-	files, err := dataset.Files(out, dataset.SpacesDir)
+	files, err := parts.Files(out, dataset.SpacesDir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,9 @@ import (
 
 	"actionspace/browser"
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/dataset/store"
+	"actionspace/dataset/store/bucket"
 	"actionspace/dom"
 	"actionspace/internal/cli"
 	"actionspace/internal/llmflags"
@@ -69,6 +71,7 @@ type options struct {
 const resumeHint = "finish it with: crawl --resume --out %s [the same URL list and flags]"
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	bucket.Register() // s3:// and gs:// locations for --out and the input
 	cfg := pipeline.DefaultConfig()
 	bcfg := browser.DefaultConfig()
 	o := options{shotQ: cfg.Page.Screenshot.Quality}
@@ -202,8 +205,12 @@ Flags:
 	if shard.Count > 0 && cfg.RunID == "" {
 		return cli.Usagef("--shard needs --run-id: every shard of a crawl must write the same run_id")
 	}
-	cfg.Output.Partition = shard.Partition()
-	if cfg.RunID == "" && !cfg.Resume { // a resume keeps the dataset's run ID
+	cfg.Output.Partition, cfg.Shards = shard.Partition(), shard.Count
+	switch {
+	case cfg.RunID != "":
+	case cfg.Resume: // a resume keeps the dataset's run ID, if there is a dataset
+		cfg.NewRunID = cli.RunID("crawl", time.Now())
+	default:
 		cfg.RunID = cli.RunID("crawl", time.Now())
 	}
 	if err := cfg.Validate(); err != nil {
@@ -271,7 +278,7 @@ func printSummary(w io.Writer, stats pipeline.Stats, out string) {
 		fmt.Fprintf(w, ", peak RSS %d MiB", kb>>10)
 	}
 	fmt.Fprintln(w)
-	tables := dataset.Tables()
+	tables := parts.Tables()
 	slices.Reverse(tables) // pages first
 	for _, table := range tables {
 		fmt.Fprintln(w, joinLoc(out, table, "**", "*"+dataset.PartExt))

@@ -31,6 +31,7 @@ import (
 
 	"actionspace/corpora"
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/dataset/store"
 	"actionspace/internal/browsertest"
 	"actionspace/internal/deeptest"
@@ -130,7 +131,7 @@ func waitForParts(t *testing.T, p *crawlProc, loc string, n int, limit time.Dura
 	st := openLoc(t, loc)
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
-		pages, err := dataset.PartKeys(context.Background(), st, dataset.PagesDir)
+		pages, err := parts.Keys(context.Background(), st, dataset.PagesDir)
 		if err == nil && len(pages) >= n {
 			return
 		}
@@ -145,7 +146,7 @@ func waitForParts(t *testing.T, p *crawlProc, loc string, n int, limit time.Dura
 
 // openLoc opens a dataset location (a directory or a bucket URL) for the
 // test's own checks.
-func openLoc(t *testing.T, loc string) *store.Store {
+func openLoc(t *testing.T, loc string) store.Store {
 	t.Helper()
 	st, err := store.Open(context.Background(), loc, store.Config{})
 	if err != nil {
@@ -174,7 +175,7 @@ func arrowColumns(t *testing.T, path string, cols ...string) ([]map[string]any, 
 
 // arrowObject is arrowColumns on the object at key of st, read through
 // the store's ranged reads.
-func arrowObject(t *testing.T, st *store.Store, key string, cols ...string) ([]map[string]any, map[string]string) {
+func arrowObject(t *testing.T, st store.Store, key string, cols ...string) ([]map[string]any, map[string]string) {
 	t.Helper()
 	r, err := st.OpenReader(context.Background(), key)
 	if err != nil {
@@ -270,26 +271,26 @@ func readDataset(t *testing.T, loc string, cols ...string) (pages, spaces []map[
 	if err != nil {
 		t.Fatal(err)
 	}
-	parts := map[string]map[string]bool{} // table → part keys below it
+	found := map[string]map[string]bool{} // table → part keys below it
 	for _, o := range objs {
 		table, rest, _ := strings.Cut(o.Key, "/")
 		name := path.Base(o.Key)
 		switch {
-		case table == dataset.LocksDir:
-		case strings.HasPrefix(name, dataset.PendingPrefix) && strings.HasSuffix(name, dataset.PendingExt):
+		case table == parts.LocksDir:
+		case strings.HasPrefix(name, parts.PendingPrefix) && strings.HasSuffix(name, parts.PendingExt):
 			// A pending part (after a kill): not visible, not read.
-		case isVisiblePart(o.Key) && slices.Contains(dataset.Tables(), table):
-			if parts[table] == nil {
-				parts[table] = map[string]bool{}
+		case isVisiblePart(o.Key) && slices.Contains(parts.Tables(), table):
+			if found[table] == nil {
+				found[table] = map[string]bool{}
 			}
-			parts[table][rest] = true
+			found[table][rest] = true
 		default:
 			t.Errorf("stray object in the dataset: %s", o.Key)
 		}
 	}
-	for table, ps := range parts {
+	for table, ps := range found {
 		for part := range ps {
-			if !parts[dataset.PagesDir][part] {
+			if !found[dataset.PagesDir][part] {
 				t.Errorf("%s/%s is visible without its pages part", table, part)
 			}
 		}
@@ -297,7 +298,7 @@ func readDataset(t *testing.T, loc string, cols ...string) (pages, spaces []map[
 	if len(cols) == 0 {
 		cols = []string{"run_id", "page_id", "url", "status", "error_kind", "error_message"}
 	}
-	for _, part := range slices.Sorted(maps.Keys(parts[dataset.PagesDir])) {
+	for _, part := range slices.Sorted(maps.Keys(found[dataset.PagesDir])) {
 		rows, meta := arrowObject(t, st, dataset.PagesDir+"/"+part, cols...)
 		if meta[dataset.KeySchemaVersion] == "" {
 			t.Errorf("pages/%s: no schema version in the metadata", part)
@@ -307,7 +308,7 @@ func readDataset(t *testing.T, loc string, cols ...string) (pages, spaces []map[
 		}
 		pages = append(pages, rows...)
 	}
-	for _, part := range slices.Sorted(maps.Keys(parts[dataset.SpacesDir])) {
+	for _, part := range slices.Sorted(maps.Keys(found[dataset.SpacesDir])) {
 		rows, _ := arrowObject(t, st, dataset.SpacesDir+"/"+part, "page_id", "url", "format", "viewport_expansion", "mode", "action_space", "action_count", "tokens_cl100k")
 		spaces = append(spaces, rows...)
 	}
@@ -391,7 +392,7 @@ func tempFiles(t *testing.T, dir string) []string {
 	t.Helper()
 	var tmps []string
 	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && strings.HasSuffix(path, dataset.TempSuffix) {
+		if err == nil && strings.HasSuffix(path, store.TempSuffix) {
 			tmps = append(tmps, path)
 		}
 		return nil

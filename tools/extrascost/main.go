@@ -24,6 +24,7 @@ import (
 	"actionspace/browser"
 	"actionspace/corpora"
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/metrics"
 	"actionspace/pipeline"
 	"actionspace/space"
@@ -144,7 +145,7 @@ func crawl(ctx context.Context, w way, targets []pipeline.Target) ([]dataset.Pag
 	if _, err := pipeline.Crawl(ctx, cfg, targets, dir, browser.Opener(browser.DefaultConfig()), nil); err != nil {
 		return nil, "", err
 	}
-	files, err := dataset.Files(dir, dataset.PagesDir)
+	files, err := parts.Files(dir, dataset.PagesDir)
 	if err != nil {
 		return nil, "", err
 	}

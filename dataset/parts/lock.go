@@ -1,4 +1,4 @@
-package store
+package parts
 
 import (
 	"context"
@@ -6,11 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"actionspace/dataset/store"
 )
 
 // The lock protocol. A lock NAME is a chain of generation objects
@@ -60,6 +61,12 @@ type LockInfo struct {
 	// Host and PID are where the holder runs.
 	Host string `json:"host"`
 	PID  int    `json:"pid"`
+	// Boot is the boot ID of the holder's machine and Start when its
+	// process started (clock ticks since boot), where the system tells
+	// them: a taker on the same machine whose holder is gone takes the
+	// lock at once instead of waiting for it to expire.
+	Boot  string `json:"boot,omitempty"`
+	Start string `json:"start,omitempty"`
 	// Generation is the number of this state in the lock's chain.
 	Generation int64 `json:"generation"`
 	// Acquired is when the holder took the lock; Renewed when it last
@@ -80,6 +87,10 @@ type LockOptions struct {
 	// TTL is how long the lock lasts without a renewal. 0 means
 	// DefaultLockTTL.
 	TTL time.Duration
+
+	// now is the clock of the lock protocol; nil means time.Now (tests
+	// set it).
+	now func() time.Time
 }
 
 // HeldError is AcquireLock's refusal: another holder has the lock and it has
@@ -91,6 +102,9 @@ type HeldError struct {
 
 func (e *HeldError) Error() string {
 	h := e.Holder
+	if h.Expires.IsZero() {
+		return fmt.Sprintf("lock %s is held by %s on %s (pid %d) for as long as it runs", e.Name, h.Owner, h.Host, h.PID)
+	}
 	return fmt.Sprintf("lock %s is held by %s on %s (pid %d) until %s", e.Name, h.Owner, h.Host, h.PID, h.Expires.UTC().Format(time.RFC3339))
 }
 
@@ -101,7 +115,7 @@ var ErrLockLost = errors.New("lock lost to another holder")
 // Lock is a lock this process holds. Its methods are safe for concurrent
 // use.
 type Lock struct {
-	s    *Store
+	s    locks
 	name string
 	ttl  time.Duration
 
@@ -110,12 +124,25 @@ type Lock struct {
 	lost bool
 }
 
+// locks takes and reads the locks of a store by a clock.
+type locks struct {
+	st  store.Store
+	now func() time.Time
+}
+
+// where names lock name for messages.
+func (s locks) where(name string) string { return s.st.String() + name }
+
 // AcquireLock takes the lock name (a key, such as "_locks/shard=0003"): it
 // succeeds when the lock is free, released or stale, and returns a
 // *HeldError while another holder's lease runs.
-func (s *Store) AcquireLock(ctx context.Context, name string, opts LockOptions) (*Lock, error) {
-	if err := checkKey(name); err != nil {
-		return nil, fmt.Errorf("acquire lock in %s: %w", s.loc, err)
+func AcquireLock(ctx context.Context, st store.Store, name string, opts LockOptions) (*Lock, error) {
+	s := locks{st: st, now: opts.now}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if err := store.CheckKey(name); err != nil {
+		return nil, fmt.Errorf("acquire lock in %s: %w", st, err)
 	}
 	if opts.Owner == "" {
 		return nil, fmt.Errorf("acquire lock %s: LockOptions.Owner is empty", s.where(name))
@@ -126,7 +153,7 @@ func (s *Store) AcquireLock(ctx context.Context, name string, opts LockOptions) 
 	if opts.TTL == 0 {
 		opts.TTL = DefaultLockTTL
 	}
-	host, _ := os.Hostname()
+	me := self()
 	for range maxLockTries {
 		head, ok, err := s.lockHead(ctx, name)
 		if err != nil {
@@ -140,33 +167,39 @@ func (s *Store) AcquireLock(ctx context.Context, name string, opts LockOptions) 
 			if head.err != nil {
 				return nil, head.err
 			}
-			if !head.info.Released && s.now().Before(head.info.Expires) {
+			if !head.info.Released && s.now().Before(head.info.Expires) && !me.gone(head.info) {
 				return nil, &HeldError{Name: name, Holder: head.info}
 			}
 			gen = head.info.Generation
 		}
 		now := s.now()
 		info := LockInfo{
-			Owner: opts.Owner, Host: host, PID: os.Getpid(),
+			Owner: opts.Owner, Host: me.host, PID: me.pid, Boot: me.boot, Start: me.start,
 			Generation: gen + 1, Acquired: now, Renewed: now, Expires: now.Add(opts.TTL),
 		}
-		err = s.advanceLock(ctx, name, info)
+		written, err := s.advanceLock(ctx, name, info)
 		if errors.Is(err, ErrLockLost) {
 			continue // another taker won this generation
 		}
 		if err != nil {
 			return nil, err
 		}
-		return &Lock{s: s, name: name, ttl: opts.TTL, info: info}, nil
+		l := &Lock{s: s, name: name, ttl: opts.TTL, info: info}
+		if err := checkSkew(now, s.now(), written, opts.TTL); err != nil {
+			_ = l.Release(ctx)
+			return nil, fmt.Errorf("acquire lock %s: %w", s.where(name), err)
+		}
+		return l, nil
 	}
 	return nil, fmt.Errorf("acquire lock %s: still contended after %d tries", s.where(name), maxLockTries)
 }
 
 // ReadLock returns the current state of the lock name, and false when it
 // was never taken.
-func (s *Store) ReadLock(ctx context.Context, name string) (LockInfo, bool, error) {
-	if err := checkKey(name); err != nil {
-		return LockInfo{}, false, fmt.Errorf("read lock in %s: %w", s.loc, err)
+func ReadLock(ctx context.Context, st store.Store, name string) (LockInfo, bool, error) {
+	s := locks{st: st, now: time.Now}
+	if err := store.CheckKey(name); err != nil {
+		return LockInfo{}, false, fmt.Errorf("read lock in %s: %w", st, err)
 	}
 	for range maxLockTries {
 		head, ok, err := s.lockHead(ctx, name)
@@ -199,7 +232,7 @@ func (l *Lock) Renew(ctx context.Context) error {
 	next.Generation++
 	next.Renewed = l.s.now()
 	next.Expires = next.Renewed.Add(l.ttl)
-	if err := l.s.advanceLock(ctx, l.name, next); err != nil {
+	if _, err := l.s.advanceLock(ctx, l.name, next); err != nil {
 		l.lost = errors.Is(err, ErrLockLost)
 		return err
 	}
@@ -221,7 +254,7 @@ func (l *Lock) Release(ctx context.Context) error {
 	next.Renewed = l.s.now()
 	next.Expires = next.Renewed
 	next.Released = true
-	if err := l.s.advanceLock(ctx, l.name, next); err != nil {
+	if _, err := l.s.advanceLock(ctx, l.name, next); err != nil {
 		l.lost = errors.Is(err, ErrLockLost)
 		return err
 	}
@@ -243,13 +276,19 @@ func lockKey(name string, gen int64) string {
 	return fmt.Sprintf("%s/%0*d.json", name, genDigits, gen)
 }
 
-// lockGens lists the generation numbers of lock name, in increasing order.
-func (s *Store) lockGens(ctx context.Context, name string) ([]int64, error) {
-	objs, err := s.List(ctx, name+"/")
+// lockObject is one generation object of a lock.
+type lockObject struct {
+	gen int64
+	mod time.Time // by the store's clock
+}
+
+// lockObjects lists the generations of lock name, in increasing order.
+func (s locks) lockObjects(ctx context.Context, name string) ([]lockObject, error) {
+	objs, err := s.st.List(ctx, name+"/")
 	if err != nil {
 		return nil, err
 	}
-	var gens []int64
+	var gens []lockObject
 	for _, o := range objs {
 		base, ok := strings.CutPrefix(o.Key, name+"/")
 		digits, isGen := strings.CutSuffix(base, ".json")
@@ -258,7 +297,7 @@ func (s *Store) lockGens(ctx context.Context, name string) ([]int64, error) {
 		}
 		g, err := strconv.ParseInt(digits, 10, 64)
 		if err == nil && g > 0 {
-			gens = append(gens, g)
+			gens = append(gens, lockObject{gen: g, mod: o.ModTime})
 		}
 	}
 	return gens, nil
@@ -267,13 +306,13 @@ func (s *Store) lockGens(ctx context.Context, name string) ([]int64, error) {
 // lockHead reads the highest generation of lock name; false when there is
 // none. A head pruned between the list and the read has an error matching
 // fs.ErrNotExist.
-func (s *Store) lockHead(ctx context.Context, name string) (lockGen, bool, error) {
-	gens, err := s.lockGens(ctx, name)
+func (s locks) lockHead(ctx context.Context, name string) (lockGen, bool, error) {
+	gens, err := s.lockObjects(ctx, name)
 	if err != nil || len(gens) == 0 {
 		return lockGen{}, false, err
 	}
-	head := lockGen{gen: gens[len(gens)-1]}
-	b, err := s.ReadAll(ctx, lockKey(name, head.gen))
+	head := lockGen{gen: gens[len(gens)-1].gen}
+	b, err := store.ReadAll(ctx, s.st, lockKey(name, head.gen))
 	if err != nil {
 		head.err = err
 		return head, true, nil
@@ -288,35 +327,59 @@ func (s *Store) lockHead(ctx context.Context, name string) (lockGen, bool, error
 // the object if absent, checks that no higher generation exists, and prunes
 // the lower ones. It returns an error matching ErrLockLost when another
 // process made that generation (or a higher one) first.
-func (s *Store) advanceLock(ctx context.Context, name string, info LockInfo) error {
+func (s locks) advanceLock(ctx context.Context, name string, info LockInfo) (time.Time, error) {
 	b, err := json.Marshal(info)
 	if err != nil {
-		return fmt.Errorf("lock %s: %w", s.where(name), err)
+		return time.Time{}, fmt.Errorf("lock %s: %w", s.where(name), err)
 	}
 	key := lockKey(name, info.Generation)
-	if err := s.Put(ctx, key, b); err != nil {
+	if err := store.Put(ctx, s.st, key, b); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("lock %s generation %d: %w", s.where(name), info.Generation, ErrLockLost)
+			return time.Time{}, fmt.Errorf("lock %s generation %d: %w", s.where(name), info.Generation, ErrLockLost)
 		}
-		return err
+		return time.Time{}, err
 	}
-	gens, err := s.lockGens(ctx, name)
+	gens, err := s.lockObjects(ctx, name)
 	if err != nil {
-		return err
+		return time.Time{}, err
 	}
 	if len(gens) == 0 {
-		return fmt.Errorf("lock %s generation %d vanished: %w", s.where(name), info.Generation, ErrLockLost)
+		return time.Time{}, fmt.Errorf("lock %s generation %d vanished: %w", s.where(name), info.Generation, ErrLockLost)
 	}
-	if top := gens[len(gens)-1]; top != info.Generation {
+	top := gens[len(gens)-1]
+	if top.gen != info.Generation {
 		// We re-created a pruned number below the head: not ours.
-		if err := s.Delete(ctx, key); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
+		if err := s.st.Delete(ctx, key); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return time.Time{}, err
 		}
-		return fmt.Errorf("lock %s generation %d is behind %d: %w", s.where(name), info.Generation, top, ErrLockLost)
+		return time.Time{}, fmt.Errorf("lock %s generation %d is behind %d: %w", s.where(name), info.Generation, top.gen, ErrLockLost)
 	}
 	for _, g := range gens[:len(gens)-1] {
 		// Best effort: a failed prune leaves history, never a wrong head.
-		_ = s.Delete(ctx, lockKey(name, g))
+		_ = s.st.Delete(ctx, lockKey(name, g.gen))
+	}
+	return top.mod, nil
+}
+
+// storeTimeResolution is how coarse a store's modification times may be:
+// S3 gives them to the second.
+const storeTimeResolution = time.Second
+
+// checkSkew compares this process's clock with the store's: written is
+// the store's modification time of an object this process wrote between
+// its times before and after. A lease's expiry is judged by the clocks of
+// the processes that look at it, so they must agree with the store's to
+// well within the TTL: more than TTL/6 apart (beyond the store's time
+// resolution) is refused.
+func checkSkew(before, after, written time.Time, ttl time.Duration) error {
+	limit := ttl/6 + storeTimeResolution
+	switch {
+	case written.IsZero():
+		return nil // the store keeps no times
+	case written.Before(before.Add(-limit)):
+		return fmt.Errorf("this machine's clock is %v ahead of the store's, more than a sixth of the lock TTL (%v) allows: fix the clock", before.Sub(written).Round(time.Second), ttl)
+	case written.After(after.Add(limit)):
+		return fmt.Errorf("this machine's clock is %v behind the store's, more than a sixth of the lock TTL (%v) allows: fix the clock", written.Sub(after).Round(time.Second), ttl)
 	}
 	return nil
 }

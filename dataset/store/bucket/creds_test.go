@@ -1,4 +1,4 @@
-package store
+package bucket
 
 import (
 	"context"
@@ -7,9 +7,10 @@ import (
 	"io/fs"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"actionspace/dataset/store"
 )
 
 // TestStore_ErrorsCarryNoCredentials provokes every kind of failure against
@@ -32,18 +33,13 @@ func TestStore_ErrorsCarryNoCredentials(t *testing.T) {
 		errs = append(errs, err)
 	}
 	s := mustOpen(t, srv.URL(srv.Bucket, "creds"))
-	if err := s.Put(ctx, "k", []byte("x")); err != nil {
+	if err := store.Put(ctx, s, "k", []byte("x")); err != nil {
 		t.Fatal(err)
 	}
-	record("create existing", s.Put(ctx, "k", []byte("y")))
+	record("create existing", store.Put(ctx, s, "k", []byte("y")))
 	_, err := s.OpenReader(ctx, "missing")
 	record("open missing", err)
 	record("delete missing", s.Delete(ctx, "missing"))
-	if _, err := s.AcquireLock(ctx, "_locks/x", LockOptions{Owner: "a", TTL: time.Minute}); err != nil {
-		t.Fatal(err)
-	}
-	_, err = s.AcquireLock(ctx, "_locks/x", LockOptions{Owner: "b"})
-	record("lock held", err)
 	_, err = mustOpen(t, srv.URL("no-such-bucket", "p")).List(ctx, "")
 	record("list a missing bucket", err)
 
@@ -51,7 +47,7 @@ func TestStore_ErrorsCarryNoCredentials(t *testing.T) {
 	bad := mustOpen(t, srv.URL(srv.Bucket, "creds"))
 	_, err = bad.List(ctx, "")
 	record("list with a wrong secret", err)
-	record("create with a wrong secret", bad.Put(ctx, "k2", []byte("x")))
+	record("create with a wrong secret", store.Put(ctx, bad, "k2", []byte("x")))
 	_, err = bad.OpenReader(ctx, "k")
 	record("open with a wrong secret", err)
 
@@ -61,7 +57,7 @@ func TestStore_ErrorsCarryNoCredentials(t *testing.T) {
 	record("list with an unknown key", err)
 	record("delete with an unknown key", bad.Delete(ctx, "k"))
 
-	_, err = Open(ctx, "s3://"+srv.AccessKey+":"+srv.SecretKey+"@"+srv.Bucket+"/p", Config{})
+	_, err = store.Open(ctx, "s3://"+srv.AccessKey+":"+srv.SecretKey+"@"+srv.Bucket+"/p", store.Config{})
 	record("credentials in the URL", err)
 
 	for _, err := range errs {

@@ -1,4 +1,4 @@
-package store
+package parts
 
 import (
 	"context"
@@ -9,17 +9,36 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"actionspace/dataset/store"
 )
 
+// lockGens lists the generation numbers of lock name in s.
+func lockGens(t *testing.T, s store.Store, name string) []int64 {
+	t.Helper()
+	objs, err := (locks{st: s}).lockObjects(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gens []int64
+	for _, o := range objs {
+		gens = append(gens, o.gen)
+	}
+	return gens
+}
+
+// waitUntil sleeps until t, for lock expiry.
+func waitUntil(t time.Time) { time.Sleep(time.Until(t) + 10*time.Millisecond) }
+
 func TestLock_AcquireContendRelease(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, open func(t *testing.T) *Store) {
+	backends(t, func(t *testing.T, open func(t *testing.T) store.Store) {
 		ctx := context.Background()
 		s := open(t)
 		const name = "_locks/shard=0003"
-		if _, ok, err := s.ReadLock(ctx, name); ok || err != nil {
+		if _, ok, err := ReadLock(ctx, s, name); ok || err != nil {
 			t.Fatalf("ReadLock of a new lock = %v, %v; want none", ok, err)
 		}
-		a, err := s.AcquireLock(ctx, name, LockOptions{Owner: "run-a", TTL: time.Minute})
+		a, err := AcquireLock(ctx, s, name, LockOptions{Owner: "run-a", TTL: time.Minute})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -27,7 +46,7 @@ func TestLock_AcquireContendRelease(t *testing.T) {
 			t.Errorf("Info = %+v", got)
 		}
 
-		_, err = s.AcquireLock(ctx, name, LockOptions{Owner: "run-b"})
+		_, err = AcquireLock(ctx, s, name, LockOptions{Owner: "run-b"})
 		var held *HeldError
 		if !errors.As(err, &held) || held.Holder.Owner != "run-a" {
 			t.Fatalf("second AcquireLock = %v, want HeldError by run-a", err)
@@ -41,7 +60,7 @@ func TestLock_AcquireContendRelease(t *testing.T) {
 		if got := a.Info(); !got.Expires.After(before) || got.Generation != 2 {
 			t.Errorf("after Renew: %+v, want a later expiry than %v, generation 2", got, before)
 		}
-		info, ok, err := s.ReadLock(ctx, name)
+		info, ok, err := ReadLock(ctx, s, name)
 		if err != nil || !ok || info.Generation != 2 || info.Owner != "run-a" {
 			t.Errorf("ReadLock = %+v, %v, %v", info, ok, err)
 		}
@@ -52,7 +71,7 @@ func TestLock_AcquireContendRelease(t *testing.T) {
 		if err := a.Renew(ctx); !errors.Is(err, ErrLockLost) {
 			t.Errorf("Renew after Release = %v, want ErrLockLost", err)
 		}
-		b, err := s.AcquireLock(ctx, name, LockOptions{Owner: "run-b"})
+		b, err := AcquireLock(ctx, s, name, LockOptions{Owner: "run-b"})
 		if err != nil {
 			t.Fatalf("AcquireLock after Release: %v", err)
 		}
@@ -60,19 +79,18 @@ func TestLock_AcquireContendRelease(t *testing.T) {
 			t.Errorf("generation after acquire, renew, release, acquire = %d, want 4", got)
 		}
 		// Older generations are pruned: the head alone remains.
-		gens, err := s.lockGens(ctx, name)
-		if err != nil || !slices.Equal(gens, []int64{4}) {
-			t.Errorf("generations = %v, %v; want [4]", gens, err)
+		if gens := lockGens(t, s, name); !slices.Equal(gens, []int64{4}) {
+			t.Errorf("generations = %v; want [4]", gens)
 		}
 	})
 }
 
 func TestLock_StaleTakeover(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, open func(t *testing.T) *Store) {
+	backends(t, func(t *testing.T, open func(t *testing.T) store.Store) {
 		ctx := context.Background()
 		s := open(t)
 		const name = "_locks/p"
-		a, err := s.AcquireLock(ctx, name, LockOptions{Owner: "killed", TTL: 50 * time.Millisecond})
+		a, err := AcquireLock(ctx, s, name, LockOptions{Owner: "killed", TTL: 50 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +103,7 @@ func TestLock_StaleTakeover(t *testing.T) {
 		errs := make([]error, takers)
 		for i := range takers {
 			wg.Go(func() {
-				locks[i], errs[i] = s.AcquireLock(ctx, name, LockOptions{Owner: fmt.Sprintf("taker-%d", i), TTL: time.Minute})
+				locks[i], errs[i] = AcquireLock(ctx, s, name, LockOptions{Owner: fmt.Sprintf("taker-%d", i), TTL: time.Minute})
 			})
 		}
 		wg.Wait()
@@ -113,7 +131,7 @@ func TestLock_StaleTakeover(t *testing.T) {
 		if err := a.Renew(ctx); !errors.Is(err, ErrLockLost) {
 			t.Errorf("stale holder's Renew = %v, want ErrLockLost", err)
 		}
-		info, _, err := s.ReadLock(ctx, name)
+		info, _, err := ReadLock(ctx, s, name)
 		if err != nil || info.Owner != winner.Info().Owner {
 			t.Errorf("ReadLock after the stale Renew = %+v, %v; want the winner", info, err)
 		}
@@ -125,16 +143,16 @@ func TestLock_StaleTakeover(t *testing.T) {
 // next) must still find out that it lost the lock, although its create of
 // the next number succeeds.
 func TestLock_PausedHolderPastPrunedGenerations(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, open func(t *testing.T) *Store) {
+	backends(t, func(t *testing.T, open func(t *testing.T) store.Store) {
 		ctx := context.Background()
 		s := open(t)
 		const name = "_locks/q"
-		a, err := s.AcquireLock(ctx, name, LockOptions{Owner: "paused", TTL: 50 * time.Millisecond})
+		a, err := AcquireLock(ctx, s, name, LockOptions{Owner: "paused", TTL: 50 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
 		waitUntil(a.Info().Expires)
-		b, err := s.AcquireLock(ctx, name, LockOptions{Owner: "new", TTL: time.Minute})
+		b, err := AcquireLock(ctx, s, name, LockOptions{Owner: "new", TTL: time.Minute})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,13 +161,13 @@ func TestLock_PausedHolderPastPrunedGenerations(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if gens, _ := s.lockGens(ctx, name); !slices.Equal(gens, []int64{4}) {
+		if gens := lockGens(t, s, name); !slices.Equal(gens, []int64{4}) {
 			t.Fatalf("generations = %v, want [4]", gens)
 		}
 		if err := a.Renew(ctx); !errors.Is(err, ErrLockLost) {
 			t.Errorf("paused holder's Renew = %v, want ErrLockLost", err)
 		}
-		if gens, _ := s.lockGens(ctx, name); !slices.Equal(gens, []int64{4}) {
+		if gens := lockGens(t, s, name); !slices.Equal(gens, []int64{4}) {
 			t.Errorf("generations after the paused Renew = %v, want [4] (its stray object removed)", gens)
 		}
 		if err := b.Renew(ctx); err != nil {
@@ -159,7 +177,7 @@ func TestLock_PausedHolderPastPrunedGenerations(t *testing.T) {
 }
 
 func TestLock_Options(t *testing.T) {
-	s := mustOpen(t, t.TempDir())
+	s := store.NewMemory(t.Name())
 	tests := []struct {
 		name string
 		opts LockOptions
@@ -170,7 +188,7 @@ func TestLock_Options(t *testing.T) {
 		{"../a", LockOptions{Owner: "x"}, "invalid key"},
 	}
 	for _, tt := range tests {
-		_, err := s.AcquireLock(context.Background(), tt.name, tt.opts)
+		_, err := AcquireLock(context.Background(), s, tt.name, tt.opts)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("AcquireLock(%q, %+v) = %v, want %q", tt.name, tt.opts, err, tt.want)
 		}

@@ -1,4 +1,4 @@
-package dataset
+package parts
 
 import (
 	"context"
@@ -10,22 +10,23 @@ import (
 	"sync"
 	"time"
 
+	"actionspace/dataset"
 	"actionspace/dataset/store"
 )
 
-// Defaults for [PartsConfig].
+// Defaults for [Config].
 const (
 	DefaultPartPages    = 500
 	DefaultPartInterval = 5 * time.Minute
 )
 
-// minLockTTL is the shortest lock TTL PartsConfig takes: renewals come
+// minLockTTL is the shortest lock TTL Config takes: renewals come
 // every third of it.
 const minLockTTL = time.Second
 
-// PartsConfig says how a [Parts] writer rotates its part files, where in
+// Config says how a [Writer] rotates its part files, where in
 // the dataset it puts them, and how it locks that place.
-type PartsConfig struct {
+type Config struct {
 	// PartPages closes a part after this many pages rows; 0 means no
 	// limit. Smaller parts lose less to a kill -9 (only the open part's
 	// pages are crawled again by a resume) and make more files.
@@ -47,15 +48,15 @@ type PartsConfig struct {
 	LockWait time.Duration
 }
 
-// DefaultPartsConfig returns parts of DefaultPartPages pages, closed at
+// DefaultConfig returns parts of DefaultPartPages pages, closed at
 // least every DefaultPartInterval, in no partition, under a lock of
 // DefaultLockTTL that a second writer is refused at once.
-func DefaultPartsConfig() PartsConfig {
-	return PartsConfig{PartPages: DefaultPartPages, PartInterval: DefaultPartInterval, LockTTL: DefaultLockTTL}
+func DefaultConfig() Config {
+	return Config{PartPages: DefaultPartPages, PartInterval: DefaultPartInterval, LockTTL: DefaultLockTTL}
 }
 
 // Validate reports the first invalid setting, naming it.
-func (c PartsConfig) Validate() error {
+func (c Config) Validate() error {
 	switch {
 	case c.PartPages < 0:
 		return fmt.Errorf("part-pages: %d, want >= 0", c.PartPages)
@@ -71,12 +72,12 @@ func (c PartsConfig) Validate() error {
 	return nil
 }
 
-// PartKeys returns the keys of the complete part files of table
-// (PagesDir, SpacesDir, BlobsDir) in the dataset in st: every *.parquet
+// Keys returns the keys of the complete part files of table
+// (dataset.PagesDir, dataset.SpacesDir, dataset.BlobsDir) in the dataset in st: every *.parquet
 // object below table/, at any depth, in lexical order, but the names
 // readers skip (see [isPartKey]). Files being written, and parts that are
 // not visible yet, are not listed. A dataset with no parts gives none.
-func PartKeys(ctx context.Context, st *store.Store, table string) ([]string, error) {
+func Keys(ctx context.Context, st store.Store, table string) ([]string, error) {
 	objs, err := st.List(ctx, table+"/")
 	if err != nil {
 		return nil, fmt.Errorf("list dataset parts: %w", err)
@@ -91,7 +92,7 @@ func PartKeys(ctx context.Context, st *store.Store, table string) ([]string, err
 }
 
 // Files returns the complete part files of table in the dataset directory
-// dir, as paths (PartKeys of a local store). A dir that does not exist is
+// dir, as paths (Keys of a local store). A dir that does not exist is
 // an error.
 func Files(dir, table string) ([]string, error) {
 	if _, err := os.Stat(dir); err != nil {
@@ -102,7 +103,7 @@ func Files(dir, table string) ([]string, error) {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
 	defer st.Close()
-	keys, err := PartKeys(context.Background(), st, table)
+	keys, err := Keys(context.Background(), st, table)
 	if err != nil {
 		return nil, err
 	}
@@ -113,25 +114,25 @@ func Files(dir, table string) ([]string, error) {
 	return files, nil
 }
 
-// Rows are the rows one page gives the tables of a dataset: a Parts
+// Rows are the rows one page gives the tables of a dataset: a Writer
 // writer writes them together, into the same part.
 type Rows struct {
 	// Page is the page's pages row; every URL has one.
-	Page PageRow
+	Page dataset.PageRow
 	// Blob holds the page's heavy values; nil for a page without any (one
 	// that was not captured).
-	Blob *BlobRow
+	Blob *dataset.BlobRow
 	// Spaces are the page's spaces rows.
-	Spaces []SpaceRow
+	Spaces []dataset.SpaceRow
 	// Elements are the page's elements rows: its elements interactive by
 	// our rules.
-	Elements []ElementRow
+	Elements []dataset.ElementRow
 	// Oracle are the page's oracle rows; none when its accessibility tree
 	// was not stored.
-	Oracle []OracleRow
+	Oracle []dataset.OracleRow
 }
 
-// Parts writes a crawl's rows into rotating parts of its output partition:
+// Writer writes a crawl's rows into rotating parts of its output partition:
 // each page's rows of every table go into the same part, so that a part's
 // files always hold the same pages. It closes a part every PartPages pages
 // and, on a timer of its own, every PartInterval. Write and Close may be
@@ -143,7 +144,7 @@ type Rows struct {
 // which commits the part, then the pending files are renamed to their
 // final keys. Nothing is ever overwritten: every key is created once.
 //
-// Superseding: a resume hands Parts the page IDs whose failed rows it
+// Superseding: a resume hands Writer the page IDs whose failed rows it
 // crawls again (and the part holding each). Once every such page of an
 // old part has its new row in a committed part, the old part is written
 // again without those rows under a new number (published as above) and
@@ -151,33 +152,33 @@ type Rows struct {
 // only some of whose pages were crawled again. A URL so never has zero
 // rows; a kill between the commit of the new row and the deletion of the
 // old part leaves both rows, which the next resume finds and cleans up
-// (see OpenForResume).
-type Parts struct {
+// (see Resume).
+type Writer struct {
 	ctx      context.Context
 	out      *Output
-	meta     Metadata
-	cfg      PartsConfig
+	meta     dataset.Metadata
+	cfg      Config
 	tables   []table
 	stopTick chan struct{}
 	ticked   chan struct{}
 
 	mu      sync.Mutex
-	next    int          // number of the next part to open
-	open    []partWriter // the open part, one writer per table; nil if none
+	next    int           // number of the next part to open
+	open    []*partWriter // the open part, one writer per table; nil if none
 	openNum int
 	ids     []string // page IDs in the open part
 	opened  time.Time
-	stats   PartsStats
+	stats   Stats
 	err     error
 
-	release  func() error     // what Close releases besides (OpenParts)
+	release  func() error     // what Close releases besides (Create)
 	retry    map[string]int   // page_id → old part whose row its new row supersedes
 	waiting  map[int]int      // old part → pages of it not yet crawled again
 	replaced map[int][]string // old part → pages of it whose new rows are committed
 }
 
-// PartsStats counts what a Parts writer published.
-type PartsStats struct {
+// Stats counts what a Writer published.
+type Stats struct {
 	// Parts is the number of parts committed, rewritten ones included.
 	Parts int
 	// Bytes is the number of bytes of the objects published (what was
@@ -190,15 +191,15 @@ type PartsStats struct {
 	Superseded, Rewritten int
 }
 
-// NewParts starts writing parts into out's partition, numbering them from
+// NewWriter starts writing parts into out's partition, numbering them from
 // next (see [ResumeState].NextPart). meta goes into every file. retry maps
 // the page IDs whose rows the new rows supersede to the part holding each
 // (a subset of ResumeState.Retry: the pages about to be crawled again); it
 // may be nil. ctx bounds every upload and clean-up: a crawl that is
 // interrupted still wants its open part published, so it passes a context
 // that its interruption does not cancel.
-func NewParts(ctx context.Context, out *Output, meta Metadata, next int, retry map[string]int) (*Parts, error) {
-	s := &Parts{
+func NewWriter(ctx context.Context, out *Output, meta dataset.Metadata, next int, retry map[string]int) (*Writer, error) {
+	s := &Writer{
 		ctx:      ctx,
 		out:      out,
 		meta:     meta,
@@ -223,17 +224,17 @@ func NewParts(ctx context.Context, out *Output, meta Metadata, next int, retry m
 	return s, nil
 }
 
-// OpenParts opens the dataset location loc (see store.Open), locks
-// partition cfg.Partition for owner "OpenParts", and returns a Parts
+// Create opens the dataset location loc (see store.Open), locks
+// partition cfg.Partition for owner "parts.Create", and returns a Writer
 // writer into it numbering parts from 0; its Close also releases the lock
 // and the store. It is the one-call way for a tool or a test to write a
 // new dataset: a partition that already holds parts is refused.
-func OpenParts(ctx context.Context, loc string, meta Metadata, cfg PartsConfig) (*Parts, error) {
+func Create(ctx context.Context, loc string, meta dataset.Metadata, cfg Config) (*Writer, error) {
 	st, err := store.Open(ctx, loc, store.Config{})
 	if err != nil {
 		return nil, err
 	}
-	out, err := OpenOutput(ctx, st, "OpenParts", cfg, nil)
+	out, err := OpenOutput(ctx, st, "parts.Create", cfg, nil)
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -245,14 +246,14 @@ func OpenParts(ctx context.Context, loc string, meta Metadata, cfg PartsConfig) 
 		}
 		return err
 	}
-	if n, err := CountParts(ctx, out); err != nil || n > 0 {
+	if n, err := Count(ctx, out); err != nil || n > 0 {
 		release()
 		if err == nil {
 			err = fmt.Errorf("%s already holds %d part files", store.Redact(loc), n)
 		}
 		return nil, err
 	}
-	s, err := NewParts(ctx, out, meta, 0, nil)
+	s, err := NewWriter(ctx, out, meta, 0, nil)
 	if err != nil {
 		release()
 		return nil, err
@@ -262,7 +263,7 @@ func OpenParts(ctx context.Context, loc string, meta Metadata, cfg PartsConfig) 
 }
 
 // tick closes parts that have been open PartInterval until Close.
-func (s *Parts) tick(every time.Duration) {
+func (s *Writer) tick(every time.Duration) {
 	defer close(s.ticked)
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -279,7 +280,7 @@ func (s *Parts) tick(every time.Duration) {
 // Write adds one page's rows to the open part, opening one when none is,
 // and closes the part when it is full. After a failure every call returns
 // that failure.
-func (s *Parts) Write(r Rows) error {
+func (s *Writer) Write(r Rows) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
@@ -303,7 +304,7 @@ func (s *Parts) Write(r Rows) error {
 }
 
 // rotateIfDue closes the open part when it has been open PartInterval.
-func (s *Parts) rotateIfDue(now time.Time) error {
+func (s *Writer) rotateIfDue(now time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil || s.open == nil || s.cfg.PartInterval <= 0 || now.Sub(s.opened) < s.cfg.PartInterval {
@@ -315,7 +316,7 @@ func (s *Parts) rotateIfDue(now time.Time) error {
 // Close completes the open part, if any, supersedes the rows of old parts
 // whose pages were crawled again, and stops the rotation timer. After a
 // failure it discards the open part and returns the failure.
-func (s *Parts) Close() error {
+func (s *Writer) Close() error {
 	err := s.close()
 	if s.release != nil {
 		if rerr := s.release(); err == nil {
@@ -326,7 +327,7 @@ func (s *Parts) Close() error {
 	return err
 }
 
-func (s *Parts) close() error {
+func (s *Writer) close() error {
 	select {
 	case <-s.stopTick:
 	default:
@@ -346,14 +347,14 @@ func (s *Parts) close() error {
 }
 
 // Completed returns the number of parts committed.
-func (s *Parts) Completed() int {
+func (s *Writer) Completed() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.stats.Parts
 }
 
 // Stats returns what was published so far.
-func (s *Parts) Stats() PartsStats {
+func (s *Writer) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.stats
@@ -361,7 +362,7 @@ func (s *Parts) Stats() PartsStats {
 
 // openPart starts the next part: a writer per table, the pages one under
 // its final key, the others under their pending keys.
-func (s *Parts) openPart() error {
+func (s *Writer) openPart() error {
 	n := s.next
 	ws, err := s.out.createPart(s.ctx, s.tables, n, s.meta)
 	if err != nil {
@@ -374,7 +375,7 @@ func (s *Parts) openPart() error {
 
 // finish publishes the open part, then supersedes the old rows it
 // replaces once their old parts have no more pages waiting.
-func (s *Parts) finish() error {
+func (s *Writer) finish() error {
 	if s.open == nil {
 		return nil
 	}
@@ -398,7 +399,7 @@ func (s *Parts) finish() error {
 
 // supersede rewrites the old parts whose replaced rows are all committed
 // (with all, every old part with any).
-func (s *Parts) supersede(all bool) error {
+func (s *Writer) supersede(all bool) error {
 	olds := make([]int, 0, len(s.replaced))
 	for old := range s.replaced {
 		if all || s.waiting[old] == 0 {
@@ -427,7 +428,7 @@ func (s *Parts) supersede(all bool) error {
 }
 
 // abort discards the open part.
-func (s *Parts) abort() {
+func (s *Writer) abort() {
 	for _, w := range s.open {
 		_ = w.Abort()
 	}
@@ -435,7 +436,7 @@ func (s *Parts) abort() {
 }
 
 // fail makes err sticky.
-func (s *Parts) fail(err error) error {
+func (s *Writer) fail(err error) error {
 	if err != nil && s.err == nil {
 		s.err = err
 		s.abort()
@@ -445,9 +446,9 @@ func (s *Parts) fail(err error) error {
 
 // createPart starts part n of every table in the partition: the pages
 // file under its final key, the others under their pending keys.
-func (o *Output) createPart(ctx context.Context, tables []table, n int, meta Metadata) ([]partWriter, error) {
-	ws := make([]partWriter, 0, len(tables))
-	fail := func(err error) ([]partWriter, error) {
+func (o *Output) createPart(ctx context.Context, tables []table, n int, meta dataset.Metadata) ([]*partWriter, error) {
+	ws := make([]*partWriter, 0, len(tables))
+	fail := func(err error) ([]*partWriter, error) {
 		for _, w := range ws {
 			_ = w.Abort()
 		}
@@ -455,14 +456,14 @@ func (o *Output) createPart(ctx context.Context, tables []table, n int, meta Met
 	}
 	for _, t := range tables {
 		key := pendingKey(t.dir, o.partition, n)
-		if t.dir == PagesDir {
+		if t.dir == dataset.PagesDir {
 			key = partKey(t.dir, o.partition, n)
 		}
 		out, err := o.st.Create(ctx, key)
 		if err != nil {
 			return fail(err)
 		}
-		w, err := t.open(out, meta)
+		w, err := t.open(out, key, meta)
 		if err != nil {
 			return fail(err)
 		}
@@ -477,7 +478,7 @@ func (o *Output) createPart(ctx context.Context, tables []table, n int, meta Met
 // and renames the pending files to their final keys. It returns the bytes
 // published. A failure before the commit leaves pending files that a
 // resume removes; after it, pending files that a resume rolls forward.
-func (o *Output) publish(ctx context.Context, tables []table, n int, ws []partWriter) (int64, error) {
+func (o *Output) publish(ctx context.Context, tables []table, n int, ws []*partWriter) (int64, error) {
 	last := len(ws) - 1
 	var bytes int64
 	for i, w := range ws[:last] {

@@ -1,10 +1,9 @@
-package dataset
+package parts
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path"
@@ -15,8 +14,28 @@ import (
 	"testing"
 	"time"
 
+	"actionspace/dataset"
 	"actionspace/dataset/store"
+	"actionspace/dataset/store/bucket"
+	"actionspace/internal/s3test"
 )
+
+// s3srv is the S3-compatible server of this package's tests, started by the
+// first test that needs it.
+var s3srv s3test.Shared
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(holdLockEnv); dir != "" {
+		holdLock(dir)
+		return
+	}
+	bucket.Register()
+	s3srv.Main(m)
+}
+
+// testTime is a fixed capture time with microsecond precision, the
+// precision of the timestamp columns.
+func testTime() time.Time { return time.Date(2026, 11, 1, 21, 4, 5, 123456000, time.UTC) }
 
 // pageID is the page ID of fakeResult(i).
 func pageID(i int) string { return fakeResult(i).Page.PageID }
@@ -27,19 +46,19 @@ func fakeResult(i int) Rows {
 	url := fmt.Sprintf("http://fake.test/page?n=%d", i)
 	id := fmt.Sprintf("%016x", i)
 	return Rows{
-		Page:   PageRow{RunID: "r", PageID: id, URL: url, Status: StatusOK, CapturedAt: testTime().Add(time.Duration(i) * time.Second)},
-		Blob:   &BlobRow{RunID: "r", PageID: id, URL: url, HTML: "<p>hi</p>"},
-		Spaces: []SpaceRow{{RunID: "r", PageID: id, URL: url, Mode: "fast"}, {RunID: "r", PageID: id, URL: url, Mode: "fast", ViewportExpansion: -1}},
-		Elements: []ElementRow{{RunID: "r", PageID: id, URL: url, Element: 3}, {RunID: "r", PageID: id, URL: url, Element: 5},
+		Page:   dataset.PageRow{RunID: "r", PageID: id, URL: url, Status: dataset.StatusOK, CapturedAt: testTime().Add(time.Duration(i) * time.Second)},
+		Blob:   &dataset.BlobRow{RunID: "r", PageID: id, URL: url, HTML: "<p>hi</p>"},
+		Spaces: []dataset.SpaceRow{{RunID: "r", PageID: id, URL: url, Mode: "fast"}, {RunID: "r", PageID: id, URL: url, Mode: "fast", ViewportExpansion: -1}},
+		Elements: []dataset.ElementRow{{RunID: "r", PageID: id, URL: url, Element: 3}, {RunID: "r", PageID: id, URL: url, Element: 5},
 			{RunID: "r", PageID: id, URL: url, Element: 8}},
-		Oracle: []OracleRow{{RunID: "r", PageID: id, URL: url}},
+		Oracle: []dataset.OracleRow{{RunID: "r", PageID: id, URL: url}},
 	}
 }
 
 // failedResult is the i-th page failed with kind: a pages row only.
 func failedResult(i int, kind string) Rows {
 	r := fakeResult(i)
-	r.Page.Status, r.Page.ErrorKind, r.Page.ErrorMessage = StatusError, kind, kind+" "+r.Page.URL
+	r.Page.Status, r.Page.ErrorKind, r.Page.ErrorMessage = dataset.StatusError, kind, kind+" "+r.Page.URL
 	r.Blob, r.Spaces = nil, nil
 	return r
 }
@@ -47,22 +66,24 @@ func failedResult(i int, kind string) Rows {
 // quiet is a logger that drops everything.
 func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
-// backends are the stores the protocol tests run on: a directory and a
-// prefix of a bucket on a real S3-compatible server (skipped under -short).
-func backends(t *testing.T, fn func(t *testing.T, loc func(t *testing.T) string)) {
-	t.Run("dir", func(t *testing.T) {
-		fn(t, func(t *testing.T) string { return filepath.Join(t.TempDir(), "ds") })
+// backends are the stores the protocol tests run on: memory and a prefix
+// of a bucket on a real S3-compatible server (skipped under -short).
+func backends(t *testing.T, fn func(t *testing.T, open func(t *testing.T) store.Store)) {
+	t.Run("memory", func(t *testing.T) {
+		fn(t, func(t *testing.T) store.Store { return store.NewMemory(t.Name()) })
 	})
 	t.Run("s3", func(t *testing.T) {
 		srv := s3srv.Start(t)
 		srv.SetEnv(t)
 		var n atomic.Int64
-		fn(t, func(t *testing.T) string { return srv.URL(srv.Bucket, fmt.Sprintf("ds%d", n.Add(1))) })
+		fn(t, func(t *testing.T) store.Store {
+			return openStore(t, srv.URL(srv.Bucket, fmt.Sprintf("ds%d", n.Add(1))))
+		})
 	})
 }
 
 // openStore opens loc for the test.
-func openStore(t *testing.T, loc string) *store.Store {
+func openStore(t *testing.T, loc string) store.Store {
 	t.Helper()
 	st, err := store.Open(context.Background(), loc, store.Config{})
 	if err != nil {
@@ -73,7 +94,7 @@ func openStore(t *testing.T, loc string) *store.Store {
 }
 
 // openOutput locks partition of st for the test.
-func openOutput(t *testing.T, st *store.Store, cfg PartsConfig) *Output {
+func openOutput(t *testing.T, st store.Store, cfg Config) *Output {
 	t.Helper()
 	out, err := OpenOutput(context.Background(), st, "test", cfg, quiet())
 	if err != nil {
@@ -84,9 +105,9 @@ func openOutput(t *testing.T, st *store.Store, cfg PartsConfig) *Output {
 }
 
 // writeParts writes rows into new parts of out from part next on.
-func writeParts(t *testing.T, out *Output, next int, retry map[string]int, rows ...Rows) PartsStats {
+func writeParts(t *testing.T, out *Output, next int, retry map[string]int, rows ...Rows) Stats {
 	t.Helper()
-	s, err := NewParts(context.Background(), out, Metadata{RunID: "r"}, next, retry)
+	s, err := NewWriter(context.Background(), out, dataset.Metadata{RunID: "r"}, next, retry)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,18 +127,18 @@ func writeParts(t *testing.T, out *Output, next int, retry map[string]int, rows 
 type partRows map[string][]pageIDColumn
 
 // readTables reads every visible part of every table of st.
-func readTables(t *testing.T, st *store.Store) map[string]partRows {
+func readTables(t *testing.T, st store.Store) map[string]partRows {
 	t.Helper()
 	ctx := context.Background()
 	out := map[string]partRows{}
 	for _, table := range Tables() {
-		keys, err := PartKeys(ctx, st, table)
+		keys, err := Keys(ctx, st, table)
 		if err != nil {
 			t.Fatal(err)
 		}
 		out[table] = partRows{}
 		for _, k := range keys {
-			err := ScanObject(ctx, st, k, func(r pageIDColumn) error {
+			err := Scan(ctx, st, k, func(r pageIDColumn) error {
 				out[table][strings.TrimPrefix(k, table+"/")] = append(out[table][strings.TrimPrefix(k, table+"/")], pageIDColumn{strings.Clone(r.PageID)})
 				return nil
 			})
@@ -135,22 +156,22 @@ func readTables(t *testing.T, st *store.Store) map[string]partRows {
 // checkVisible asserts the visibility rule on what readers see: every
 // other table's part has its pages part, with rows only of that part's
 // pages. It returns the number of pages rows per page ID.
-func checkVisible(t *testing.T, st *store.Store) map[string]int {
+func checkVisible(t *testing.T, st store.Store) map[string]int {
 	t.Helper()
 	tables := readTables(t, st)
 	perPage := map[string]int{}
-	for part, rows := range tables[PagesDir] {
+	for part, rows := range tables[dataset.PagesDir] {
 		for _, r := range rows {
 			perPage[r.PageID]++
 		}
 		_ = part
 	}
 	for table, parts := range tables {
-		if table == PagesDir {
+		if table == dataset.PagesDir {
 			continue
 		}
 		for part, rows := range parts {
-			pages, ok := tables[PagesDir][part]
+			pages, ok := tables[dataset.PagesDir][part]
 			if !ok {
 				t.Errorf("%s/%s is visible without its pages part", table, part)
 				continue
@@ -169,10 +190,10 @@ func checkVisible(t *testing.T, st *store.Store) map[string]int {
 // names in every table, and each holds its pages' rows of every table; no
 // pending file is left.
 func TestParts_Rotation(t *testing.T) {
-	backends(t, func(t *testing.T, loc func(t *testing.T) string) {
+	backends(t, func(t *testing.T, open func(t *testing.T) store.Store) {
 		ctx := context.Background()
-		st := openStore(t, loc(t))
-		out := openOutput(t, st, PartsConfig{PartPages: 3, Partition: "shard=0001"})
+		st := open(t)
+		out := openOutput(t, st, Config{PartPages: 3, Partition: "shard=0001"})
 		var rows []Rows
 		for i := range 7 {
 			rows = append(rows, fakeResult(i))
@@ -183,7 +204,7 @@ func TestParts_Rotation(t *testing.T) {
 		}
 		want := []string{"part-00000.parquet", "part-00001.parquet", "part-00002.parquet"}
 		tables := readTables(t, st)
-		perPage := map[string]int{PagesDir: 1, BlobsDir: 1, SpacesDir: 2, ElementsDir: 3, OracleDir: 1}
+		perPage := map[string]int{dataset.PagesDir: 1, dataset.BlobsDir: 1, dataset.SpacesDir: 2, dataset.ElementsDir: 3, dataset.OracleDir: 1}
 		for _, table := range Tables() {
 			var names []string
 			for part, rows := range tables[table] {
@@ -221,9 +242,9 @@ func TestParts_Rotation(t *testing.T) {
 // TestParts_Interval: a part open longer than PartInterval is closed by
 // rotateIfDue; a part with no rows is never written.
 func TestParts_Interval(t *testing.T) {
-	dir := t.TempDir()
-	out := openOutput(t, openStore(t, dir), PartsConfig{PartInterval: time.Minute})
-	s, err := NewParts(context.Background(), out, Metadata{}, 5, nil)
+	st := store.NewMemory(t.Name())
+	out := openOutput(t, st, Config{PartInterval: time.Minute})
+	s, err := NewWriter(context.Background(), out, dataset.Metadata{}, 5, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,8 +263,8 @@ func TestParts_Interval(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	pages, _ := Files(dir, PagesDir)
-	if len(pages) != 1 || filepath.Base(pages[0]) != "part-00005.parquet" {
+	pages, _ := Keys(context.Background(), st, dataset.PagesDir)
+	if len(pages) != 1 || path.Base(pages[0]) != "part-00005.parquet" {
 		t.Errorf("pages parts = %v, want part-00005 only", pages)
 	}
 }
@@ -255,11 +276,11 @@ func TestParts_Interval(t *testing.T) {
 // table's part without a pages part — and checks what a resume makes of
 // it.
 func TestOpenForResume_AfterKill(t *testing.T) {
-	backends(t, func(t *testing.T, loc func(t *testing.T) string) {
+	backends(t, func(t *testing.T, open func(t *testing.T) store.Store) {
 		ctx := context.Background()
-		st := openStore(t, loc(t))
-		out := openOutput(t, st, PartsConfig{PartPages: 2})
-		s, err := NewParts(ctx, out, Metadata{RunID: "run-1", Config: `{"text":"viewport"}`}, 0, nil)
+		st := open(t)
+		out := openOutput(t, st, Config{PartPages: 2})
+		s, err := NewWriter(ctx, out, dataset.Metadata{RunID: "run-1", Config: `{"text":"viewport"}`}, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -271,47 +292,47 @@ func TestOpenForResume_AfterKill(t *testing.T) {
 		// kill -9 now: part 2 stays in the making. Then fake the rest:
 		put := func(key string, b []byte) {
 			t.Helper()
-			if err := st.Put(ctx, key, b); err != nil {
+			if err := store.Put(ctx, st, key, b); err != nil {
 				t.Fatal(err)
 			}
 		}
-		put(pendingKey(SpacesDir, "", 7), []byte("PAR1 never committed"))
-		put(partKey(BlobsDir, "", 8), []byte("PAR1 an older protocol's orphan"))
+		put(pendingKey(dataset.SpacesDir, "", 7), []byte("PAR1 never committed"))
+		put(partKey(dataset.BlobsDir, "", 8), []byte("PAR1 an older protocol's orphan"))
 		// Part 1 committed, its spaces file not rolled forward yet.
-		if err := st.Rename(ctx, partKey(SpacesDir, "", 1), pendingKey(SpacesDir, "", 1)); err != nil {
+		if err := st.Rename(ctx, partKey(dataset.SpacesDir, "", 1), pendingKey(dataset.SpacesDir, "", 1)); err != nil {
 			t.Fatal(err)
 		}
 		// Part 0's blobs file copied forward but its pending copy not deleted.
-		b, err := st.ReadAll(ctx, partKey(BlobsDir, "", 0))
+		b, err := store.ReadAll(ctx, st, partKey(dataset.BlobsDir, "", 0))
 		if err != nil {
 			t.Fatal(err)
 		}
-		put(pendingKey(BlobsDir, "", 0), b)
+		put(pendingKey(dataset.BlobsDir, "", 0), b)
 
-		if n, err := CountParts(ctx, out); err != nil || n != 2*len(Tables())+3 {
-			t.Errorf("CountParts = %d, %v; want the %d part files, 2 pending and 1 orphan files", n, err, 2*len(Tables()))
+		if n, err := Count(ctx, out); err != nil || n != 2*len(Tables())+3 {
+			t.Errorf("Count = %d, %v; want the %d part files, 2 pending and 1 orphan files", n, err, 2*len(Tables()))
 		}
 
-		state, err := OpenForResume(ctx, out, ResumeOptions{Logger: quiet()})
+		state, err := Resume(ctx, out, ResumeOptions{Logger: quiet()})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if state.Parts != 2 || state.Rows != 4 || len(state.Done) != 4 || state.NextPart != 9 || state.RunID != "run-1" || state.SchemaVersion != SchemaVersion {
+		if state.Parts != 2 || state.Rows != 4 || len(state.Done) != 4 || state.NextPart != 9 || state.RunID != "run-1" || state.SchemaVersion != dataset.SchemaVersion {
 			t.Errorf("state = parts %d rows %d done %d next %d run %q version %d, want 2, 4, 4, 9, run-1, %d",
-				state.Parts, state.Rows, len(state.Done), state.NextPart, state.RunID, state.SchemaVersion, SchemaVersion)
+				state.Parts, state.Rows, len(state.Done), state.NextPart, state.RunID, state.SchemaVersion, dataset.SchemaVersion)
 		}
 		for i := range 4 {
 			if !state.Done[pageID(i)] {
 				t.Errorf("page %d not done", i)
 			}
 		}
-		wantRemoved := []string{pendingKey(SpacesDir, "", 7), pendingKey(BlobsDir, "", 0), partKey(BlobsDir, "", 8)}
+		wantRemoved := []string{pendingKey(dataset.SpacesDir, "", 7), pendingKey(dataset.BlobsDir, "", 0), partKey(dataset.BlobsDir, "", 8)}
 		slices.Sort(wantRemoved)
 		slices.Sort(state.Removed)
 		if !slices.Equal(state.Removed, wantRemoved) {
 			t.Errorf("removed %v, want %v", state.Removed, wantRemoved)
 		}
-		if want := []string{partKey(SpacesDir, "", 1)}; !slices.Equal(state.RolledForward, want) {
+		if want := []string{partKey(dataset.SpacesDir, "", 1)}; !slices.Equal(state.RolledForward, want) {
 			t.Errorf("rolled forward %v, want %v", state.RolledForward, want)
 		}
 		objs, err := st.List(ctx, "")
@@ -332,7 +353,7 @@ func TestOpenForResume_AfterKill(t *testing.T) {
 		if !slices.Equal(left, want) {
 			t.Errorf("objects after the resume %v, want %v", left, want)
 		}
-		if _, ok := st.Dir(); ok && state.RemovedTemp != len(Tables()) {
+		if _, ok := st.(*store.Dir); ok && state.RemovedTemp != len(Tables()) {
 			t.Errorf("removed %d temporary files, want the open part's %d", state.RemovedTemp, len(Tables()))
 		}
 		checkVisible(t, st)
@@ -343,16 +364,16 @@ func TestOpenForResume_AfterKill(t *testing.T) {
 // and superseded: after the resume every page has one row, the new one,
 // and the parts that held the old rows are gone.
 func TestOpenForResume_Retry(t *testing.T) {
-	backends(t, func(t *testing.T, loc func(t *testing.T) string) {
+	backends(t, func(t *testing.T, open func(t *testing.T) store.Store) {
 		ctx := context.Background()
-		st := openStore(t, loc(t))
-		cfg := PartsConfig{PartPages: 2}
+		st := open(t)
+		cfg := Config{PartPages: 2}
 		out := openOutput(t, st, cfg)
 		first := []Rows{fakeResult(0), failedResult(1, "timeout"), fakeResult(2), failedResult(3, "http"), failedResult(4, "timeout"), fakeResult(5)}
 		writeParts(t, out, 0, nil, first...)
 
 		transient := ResumeOptions{Logger: quiet(), Retry: func(p PageOutcome) bool { return p.ErrorKind == "timeout" }}
-		state, err := OpenForResume(ctx, out, transient)
+		state, err := Resume(ctx, out, transient)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -372,7 +393,7 @@ func TestOpenForResume_Retry(t *testing.T) {
 				t.Errorf("page %d: %d pages rows, want 1", i, perPage[pageID(i)])
 			}
 		}
-		state, err = OpenForResume(ctx, out, transient)
+		state, err = Resume(ctx, out, transient)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -413,14 +434,14 @@ func TestParts_KillAtEveryStep(t *testing.T) {
 		again[i].Page.CapturedAt = again[i].Page.CapturedAt.Add(time.Hour)
 	}
 
-	// resume runs a resume: OpenForResume, then the pages picked crawled
+	// resume runs a resume: Resume, then the pages picked crawled
 	// again and the new page 6, into parts of two pages.
 	resume := func(out *Output) error {
-		state, err := OpenForResume(ctx, out, retry)
+		state, err := Resume(ctx, out, retry)
 		if err != nil {
 			return err
 		}
-		s, err := NewParts(ctx, out, Metadata{RunID: "r"}, state.NextPart, state.Retry)
+		s, err := NewWriter(ctx, out, dataset.Metadata{RunID: "r"}, state.NextPart, state.Retry)
 		if err != nil {
 			return err
 		}
@@ -446,7 +467,7 @@ func TestParts_KillAtEveryStep(t *testing.T) {
 	for kill := 0; ; kill += stride {
 		dir := t.TempDir()
 		st := openStore(t, dir)
-		out := openOutput(t, st, PartsConfig{PartPages: 2})
+		out := openOutput(t, st, Config{PartPages: 2})
 		writeParts(t, out, 0, nil, first...)
 		n := 0
 		var killedAt string
@@ -511,7 +532,7 @@ func TestParts_KillAtEveryStep(t *testing.T) {
 		}
 		for _, id := range []int{1, 3, 4} {
 			blobs := 0
-			for _, rows := range tables[BlobsDir] {
+			for _, rows := range tables[dataset.BlobsDir] {
 				for _, r := range rows {
 					if r.PageID == pageID(id) {
 						blobs++
@@ -547,7 +568,7 @@ func localTemps(t *testing.T, dir string) []string {
 			out = append(out, o.Key)
 		}
 	}
-	tmps, _ := filepath.Glob(filepath.Join(dir, "*", "*"+TempSuffix))
+	tmps, _ := filepath.Glob(filepath.Join(dir, "*", "*"+store.TempSuffix))
 	return append(out, tmps...)
 }
 
@@ -556,20 +577,20 @@ func localTemps(t *testing.T, dir string) []string {
 // whose holder stopped renewing it; the first writer then publishes
 // nothing more.
 func TestOutput_Lock(t *testing.T) {
-	backends(t, func(t *testing.T, loc func(t *testing.T) string) {
+	backends(t, func(t *testing.T, open func(t *testing.T) store.Store) {
 		ctx := context.Background()
-		st := openStore(t, loc(t))
-		cfg := PartsConfig{PartPages: 1, Partition: "shard=0002", LockTTL: time.Second}
+		st := open(t)
+		cfg := Config{PartPages: 1, Partition: "shard=0002", LockTTL: time.Second}
 		first, err := OpenOutput(ctx, st, "first", cfg, quiet())
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, err = OpenOutput(ctx, st, "second", cfg, quiet())
-		var held *store.HeldError
+		var held *HeldError
 		if !errors.As(err, &held) || held.Holder.Owner != "first" {
 			t.Fatalf("second writer: %v, want the lock held by first", err)
 		}
-		if other, err := OpenOutput(ctx, st, "other shard", PartsConfig{Partition: "shard=0003"}, quiet()); err != nil {
+		if other, err := OpenOutput(ctx, st, "other shard", Config{Partition: "shard=0003"}, quiet()); err != nil {
 			t.Errorf("another partition: %v, want its own lock", err)
 		} else {
 			other.Close(ctx)
@@ -579,7 +600,7 @@ func TestOutput_Lock(t *testing.T) {
 		if err := first.Check(); err != nil {
 			t.Fatalf("the holder after 1.5 TTL: %v, want its renewals to keep the lock", err)
 		}
-		s, err := NewParts(ctx, first, Metadata{}, 0, nil)
+		s, err := NewWriter(ctx, first, dataset.Metadata{}, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -598,13 +619,13 @@ func TestOutput_Lock(t *testing.T) {
 		}
 		defer second.Close(ctx)
 		t.Logf("took over the stale lock after %v", time.Since(start).Round(time.Millisecond))
-		if err := first.Check(); !errors.Is(err, store.ErrLockLost) {
+		if err := first.Check(); !errors.Is(err, ErrLockLost) {
 			t.Errorf("the old holder's Check: %v, want ErrLockLost", err)
 		}
-		if err := s.Write(fakeResult(1)); !errors.Is(err, store.ErrLockLost) {
+		if err := s.Write(fakeResult(1)); !errors.Is(err, ErrLockLost) {
 			t.Errorf("the old holder publishes: %v, want ErrLockLost", err)
 		}
-		if pages, err := PartKeys(ctx, st, PagesDir); err != nil || len(pages) != 1 {
+		if pages, err := Keys(ctx, st, dataset.PagesDir); err != nil || len(pages) != 1 {
 			t.Errorf("pages parts %v, %v; want only the one published under the lock", pages, err)
 		}
 	})
@@ -613,23 +634,23 @@ func TestOutput_Lock(t *testing.T) {
 // TestPartsConfig_Validate names the bad field.
 func TestPartsConfig_Validate(t *testing.T) {
 	tests := []struct {
-		cfg  PartsConfig
+		cfg  Config
 		want string
 	}{
-		{PartsConfig{PartPages: -1}, "part-pages"},
-		{PartsConfig{PartInterval: -1}, "part-interval"},
-		{PartsConfig{Partition: "a/b"}, "partition"},
-		{PartsConfig{Partition: "_hidden"}, "partition"},
-		{PartsConfig{Partition: ".hidden"}, "partition"},
-		{PartsConfig{LockTTL: time.Millisecond}, "lock-ttl"},
-		{PartsConfig{LockWait: -time.Second}, "lock-wait"},
+		{Config{PartPages: -1}, "part-pages"},
+		{Config{PartInterval: -1}, "part-interval"},
+		{Config{Partition: "a/b"}, "partition"},
+		{Config{Partition: "_hidden"}, "partition"},
+		{Config{Partition: ".hidden"}, "partition"},
+		{Config{LockTTL: time.Millisecond}, "lock-ttl"},
+		{Config{LockWait: -time.Second}, "lock-wait"},
 	}
 	for _, tc := range tests {
 		if err := tc.cfg.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v, want an error naming %s", tc.cfg, err, tc.want)
 		}
 	}
-	if err := DefaultPartsConfig().Validate(); err != nil {
+	if err := DefaultConfig().Validate(); err != nil {
 		t.Errorf("defaults: %v", err)
 	}
 }
@@ -674,8 +695,8 @@ func TestPartNumber(t *testing.T) {
 // part wins).
 func TestOpenForResume_Duplicates(t *testing.T) {
 	ctx := context.Background()
-	st := openStore(t, t.TempDir())
-	out := openOutput(t, st, PartsConfig{PartPages: 2})
+	st := store.NewMemory(t.Name())
+	out := openOutput(t, st, Config{PartPages: 2})
 	retried := fakeResult(1)
 	retried.Page.CapturedAt = retried.Page.CapturedAt.Add(time.Hour)
 	// Part 0: pages 0 and 1 (1 timed out). Part 1: page 1 again, ok, and
@@ -685,7 +706,7 @@ func TestOpenForResume_Duplicates(t *testing.T) {
 	writeParts(t, out, 1, nil, retried, fakeResult(2))
 	writeParts(t, out, 2, nil, fakeResult(0), failedResult(1, "timeout"))
 
-	state, err := OpenForResume(ctx, out, ResumeOptions{Logger: quiet(), Retry: func(p PageOutcome) bool { return p.ErrorKind == "timeout" }})
+	state, err := Resume(ctx, out, ResumeOptions{Logger: quiet(), Retry: func(p PageOutcome) bool { return p.ErrorKind == "timeout" }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -698,44 +719,17 @@ func TestOpenForResume_Duplicates(t *testing.T) {
 			t.Errorf("page %d: %d rows, want 1", i, perPage[pageID(i)])
 		}
 	}
-	rows := map[string]PageRow{}
-	keys, _ := PartKeys(ctx, st, PagesDir)
+	rows := map[string]dataset.PageRow{}
+	keys, _ := Keys(ctx, st, dataset.PagesDir)
 	for _, k := range keys {
-		if err := ScanObject(ctx, st, k, func(r PageRow) error { rows[r.PageID] = r; return nil }); err != nil {
+		if err := Scan(ctx, st, k, func(r dataset.PageRow) error { rows[r.PageID] = r; return nil }); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if r := rows[pageID(1)]; r.Status != StatusOK {
+	if r := rows[pageID(1)]; r.Status != dataset.StatusOK {
 		t.Errorf("page 1 kept %s %s, want the newer ok row", r.Status, r.ErrorKind)
 	}
-	if slices.Contains(keys, partKey(PagesDir, "", 0)) {
+	if slices.Contains(keys, partKey(dataset.PagesDir, "", 0)) {
 		t.Errorf("parts %v: part 0, whose rows are all in later parts, is still there", keys)
-	}
-}
-
-// TestOutput_LockLeftovers: a holder killed while it wrote a renewal
-// leaves a temporary file beside its lock; the next writer that takes the
-// lock removes it, and keeps the lock objects.
-func TestOutput_LockLeftovers(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "ds")
-	st := openStore(t, dir)
-	first, err := OpenOutput(context.Background(), st, "first", PartsConfig{LockTTL: time.Second}, quiet())
-	if err != nil {
-		t.Fatal(err)
-	}
-	close(first.stop) // killed: no renewal, no release
-	<-first.stopped
-	lockDir := filepath.Join(dir, filepath.FromSlash(lockName("")))
-	leftover := filepath.Join(lockDir, ".00000000000000000002.json.12345"+store.TempSuffix)
-	if err := os.WriteFile(leftover, []byte("{"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(1100 * time.Millisecond) // the lease runs out
-	openOutput(t, st, PartsConfig{LockTTL: time.Second})
-	if _, err := os.Stat(leftover); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("the killed holder's temporary file is still there: %v", err)
-	}
-	if locks, _ := filepath.Glob(filepath.Join(lockDir, "*.json")); len(locks) == 0 {
-		t.Errorf("no lock object left in %s", lockDir)
 	}
 }

@@ -1,4 +1,4 @@
-package store
+package bucket
 
 import (
 	"context"
@@ -21,6 +21,8 @@ import (
 	_ "gocloud.dev/blob/gcsblob" // registers gs:// with blob.OpenBucket
 	"gocloud.dev/blob/s3blob"
 	"gocloud.dev/gcerrors"
+
+	"actionspace/dataset/store"
 )
 
 // defaultRegion signs requests when neither the URL nor the environment
@@ -35,7 +37,7 @@ var s3Params = []string{
 	"request_checksum_calculation", "response_checksum_validation",
 }
 
-// s3Extras is what a Store keeps beyond the blob.Bucket for S3: the client,
+// s3Extras is what a Bucket keeps beyond the blob.Bucket for S3: the client,
 // for the calls gocloud does not make, and the credentials it signed with,
 // to mask them in errors.
 type s3Extras struct {
@@ -46,7 +48,7 @@ type s3Extras struct {
 }
 
 // openS3 opens an s3:// location.
-func openS3(ctx context.Context, u *url.URL, cfg Config) (*Store, error) {
+func openS3(ctx context.Context, u *url.URL, cfg store.Config) (store.Store, error) {
 	if u.Host == "" {
 		return nil, errors.New("open store: s3:// location without a bucket")
 	}
@@ -108,14 +110,14 @@ func openS3(ctx context.Context, u *url.URL, cfg Config) (*Store, error) {
 	if prefix != "" {
 		b = blob.PrefixedBucket(b, prefix)
 	}
-	return &Store{
-		kind: KindS3, loc: loc, cfg: cfg, bucket: b,
+	return &Bucket{
+		loc: loc, cfg: cfg, bucket: b,
 		s3: &s3Extras{client: client, bucket: u.Host, prefix: prefix, creds: rec},
 	}, nil
 }
 
 // openGCS opens a gs:// location with the default credentials.
-func openGCS(ctx context.Context, u *url.URL, cfg Config) (*Store, error) {
+func openGCS(ctx context.Context, u *url.URL, cfg store.Config) (store.Store, error) {
 	if u.Host == "" {
 		return nil, errors.New("open store: gs:// location without a bucket")
 	}
@@ -134,7 +136,7 @@ func openGCS(ctx context.Context, u *url.URL, cfg Config) (*Store, error) {
 	if prefix != "" {
 		b = blob.PrefixedBucket(b, prefix)
 	}
-	return &Store{kind: KindGCS, loc: loc, cfg: cfg, bucket: b}, nil
+	return &Bucket{loc: loc, cfg: cfg, bucket: b}, nil
 }
 
 // credRecorder passes the SDK's credentials through and remembers every
@@ -210,8 +212,8 @@ func kindError(err error) error {
 	return err
 }
 
-func (s *Store) listBucket(ctx context.Context, prefix string) ([]Object, error) {
-	var objs []Object
+func (s *Bucket) listBucket(ctx context.Context, prefix string) ([]store.Object, error) {
+	var objs []store.Object
 	it := s.bucket.List(&blob.ListOptions{Prefix: prefix})
 	for {
 		o, err := it.Next(ctx)
@@ -221,14 +223,14 @@ func (s *Store) listBucket(ctx context.Context, prefix string) ([]Object, error)
 		if err != nil {
 			return nil, err
 		}
-		if o.IsDir || !ValidKey(o.Key) {
+		if o.IsDir || !store.ValidKey(o.Key) {
 			continue
 		}
-		objs = append(objs, Object{Key: o.Key, Size: o.Size, ModTime: o.ModTime})
+		objs = append(objs, store.Object{Key: o.Key, Size: o.Size, ModTime: o.ModTime})
 	}
 }
 
-func (s *Store) deleteBucket(ctx context.Context, key string) error {
+func (s *Bucket) deleteBucket(ctx context.Context, key string) error {
 	// S3 deletes a missing key without complaint: look first, so that a
 	// missing object is fs.ErrNotExist on every backend.
 	ok, err := s.bucket.Exists(ctx, key)
@@ -241,15 +243,9 @@ func (s *Store) deleteBucket(ctx context.Context, key string) error {
 	return kindError(s.bucket.Delete(ctx, key))
 }
 
-// createBucket starts the upload of key with the precondition that key
-// does not exist.
-func (s *Store) createBucket(ctx context.Context, key string) (*Writer, error) {
-	return s.createBucketOpts(ctx, key, true)
-}
-
-// createBucketOpts starts the upload of key; with ifNotExist, on the
+// createBucket starts the upload of key; with ifNotExist, on the
 // precondition that key does not exist.
-func (s *Store) createBucketOpts(ctx context.Context, key string, ifNotExist bool) (*Writer, error) {
+func (s *Bucket) createBucket(ctx context.Context, key string, ifNotExist bool) (store.Writer, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	opts := &blob.WriterOptions{
 		IfNotExist:                  ifNotExist,
@@ -281,7 +277,7 @@ func (s *Store) createBucketOpts(ctx context.Context, key string, ifNotExist boo
 		cancel()
 		return nil, err
 	}
-	return &Writer{name: key, sink: &bucketSink{w: w, cancel: cancel}}, nil
+	return store.NewWriter(key, &bucketSink{w: w, cancel: cancel}, s.fail), nil
 }
 
 // bucketSink is one upload.
@@ -292,9 +288,9 @@ type bucketSink struct {
 
 func (b *bucketSink) Write(p []byte) (int, error) { return b.w.Write(p) }
 
-// commit completes the upload. The only precondition it sets is
+// Commit completes the upload. The only precondition it sets is
 // if-not-exists, so a failed precondition means the key exists.
-func (b *bucketSink) commit() error {
+func (b *bucketSink) Commit() error {
 	defer b.cancel()
 	err := b.w.Close()
 	if gcerrors.Code(err) == gcerrors.FailedPrecondition {
@@ -303,29 +299,29 @@ func (b *bucketSink) commit() error {
 	return err
 }
 
-// abort cancels the upload: a single-request upload is never sent, a
+// Abort cancels the upload: a single-request upload is never sent, a
 // multipart one is never completed.
-func (b *bucketSink) abort() error {
+func (b *bucketSink) Abort() error {
 	b.cancel()
 	_ = b.w.Close() // fails with the cancellation, by design
 	return nil
 }
 
 // openBucket opens key for ranged reads.
-func (s *Store) openBucket(ctx context.Context, key string) (*Reader, error) {
+func (s *Bucket) openBucket(ctx context.Context, key string) (store.Reader, error) {
 	attrs, err := s.bucket.Attributes(ctx, key)
 	if err != nil {
 		return nil, kindError(err)
 	}
 	ra := &rangeReader{ctx: ctx, s: s, key: key, size: attrs.Size, block: s.cfg.ReadAhead}
-	return &Reader{key: key, size: attrs.Size, ra: ra}, nil
+	return store.NewReader(key, attrs.Size, ra, nil), nil
 }
 
 // rangeReader reads an object through ranged GETs. Reads smaller than
 // block fetch a block from their offset and keep it for the next reads.
 type rangeReader struct {
 	ctx   context.Context // the OpenReader call's: io.ReaderAt has none
-	s     *Store
+	s     *Bucket
 	key   string
 	size  int64
 	block int
@@ -394,7 +390,7 @@ func (r *rangeReader) fetch(p []byte, off int64) error {
 
 // abortUploads aborts the incomplete multipart uploads directly in the
 // folder of prefix.
-func (s *Store) abortUploads(ctx context.Context, prefix string) (int, error) {
+func (s *Bucket) abortUploads(ctx context.Context, prefix string) (int, error) {
 	x := s.s3
 	full := x.prefix + prefix
 	n := 0
@@ -408,7 +404,7 @@ func (s *Store) abortUploads(ctx context.Context, prefix string) (int, error) {
 			return n, err
 		}
 		for _, u := range page.Uploads {
-			if !inFolder(full, aws.ToString(u.Key)) {
+			if !store.InFolder(full, aws.ToString(u.Key)) {
 				continue
 			}
 			_, err := x.client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{

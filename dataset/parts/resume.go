@@ -1,4 +1,4 @@
-package dataset
+package parts
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"actionspace/dataset"
 	"actionspace/dataset/store"
 )
 
@@ -83,7 +84,7 @@ type pageIDColumn struct {
 	PageID string `parquet:"page_id"`
 }
 
-// OpenForResume reads the state of the dataset of out for a resume of its
+// Resume reads the state of the dataset of out for a resume of its
 // partition, which out's lock keeps to this process. It first finishes
 // what an interrupted writer of the partition left:
 //
@@ -100,7 +101,7 @@ type pageIDColumn struct {
 // those of the partition that opts.Retry picks go to Retry, the others to
 // Done. Only the partition's own files are changed: others may belong to
 // writers still running. A dataset with no parts gives an empty state.
-func OpenForResume(ctx context.Context, out *Output, opts ResumeOptions) (ResumeState, error) {
+func Resume(ctx context.Context, out *Output, opts ResumeOptions) (ResumeState, error) {
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
@@ -155,14 +156,14 @@ func OpenForResume(ctx context.Context, out *Output, opts ResumeOptions) (Resume
 		}
 	}
 
-	keys, err := PartKeys(ctx, out.st, PagesDir)
+	keys, err := Keys(ctx, out.st, dataset.PagesDir)
 	if err != nil {
 		return st, fmt.Errorf("resume: %w", err)
 	}
-	ownPrefix := partitionPrefix(PagesDir, out.partition)
+	ownPrefix := partitionPrefix(dataset.PagesDir, out.partition)
 	for i, key := range keys {
 		if i == 0 {
-			meta, err := ReadObjectMetadata(ctx, out.st, key)
+			meta, err := ReadMetadata(ctx, out.st, key)
 			if err != nil {
 				return st, fmt.Errorf("resume: %w", err)
 			}
@@ -172,7 +173,7 @@ func OpenForResume(ctx context.Context, out *Output, opts ResumeOptions) (Resume
 		if inFolder(ownPrefix, key) {
 			continue // read by scanOwn
 		}
-		err := ScanObject(ctx, out.st, key, func(row pageIDColumn) error {
+		err := Scan(ctx, out.st, key, func(row pageIDColumn) error {
 			st.Done[row.PageID] = true
 			st.Rows++
 			return nil
@@ -205,7 +206,7 @@ func (r ownRow) newer(o ownRow) bool {
 // scanOwn reads the pages parts of the partition: the newest row of every
 // page, and for each part the pages whose rows there lost to newer ones.
 func (o *Output) scanOwn(ctx context.Context) (map[string]ownRow, map[int]map[string]bool, error) {
-	objs, err := o.listFolder(ctx, PagesDir)
+	objs, err := o.listFolder(ctx, dataset.PagesDir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -222,7 +223,7 @@ func (o *Output) scanOwn(ctx context.Context) (map[string]ownRow, map[int]map[st
 		if !ok || pending {
 			continue
 		}
-		err := ScanObject(ctx, o.st, obj.Key, func(r resumeRow) error {
+		err := Scan(ctx, o.st, obj.Key, func(r resumeRow) error {
 			cur := ownRow{part: n, at: r.CapturedAt}
 			id := strings.Clone(r.PageID)
 			cur.outcome.Status, cur.outcome.ErrorKind = strings.Clone(r.Status), strings.Clone(r.ErrorKind)
@@ -281,7 +282,7 @@ func inFolder(prefix, key string) bool {
 }
 
 // recover cleans up the partition after an interrupted writer (see
-// OpenForResume) and sets st.NextPart above every part number in it.
+// Resume) and sets st.NextPart above every part number in it.
 func (o *Output) recover(ctx context.Context, st *ResumeState) error {
 	finals := map[string]map[int]bool{}
 	pendings := map[string]map[int]bool{}
@@ -309,9 +310,9 @@ func (o *Output) recover(ctx context.Context, st *ResumeState) error {
 			st.NextPart = max(st.NextPart, n+1)
 		}
 	}
-	committed := finals[PagesDir]
+	committed := finals[dataset.PagesDir]
 	for _, t := range tableDefs() {
-		if t.dir == PagesDir {
+		if t.dir == dataset.PagesDir {
 			continue
 		}
 		for _, n := range sortedKeys(pendings[t.dir]) {
@@ -369,9 +370,9 @@ func (o *Output) rename(ctx context.Context, from, to string) error {
 	return o.st.Rename(ctx, from, to)
 }
 
-// CountParts counts the part files, complete or pending, of the output's
+// Count counts the part files, complete or pending, of the output's
 // partition: a new (not resumed) crawl must find none.
-func CountParts(ctx context.Context, out *Output) (int, error) {
+func Count(ctx context.Context, out *Output) (int, error) {
 	n := 0
 	for _, t := range tableDefs() {
 		objs, err := out.listFolder(ctx, t.dir)

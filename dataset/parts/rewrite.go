@@ -1,4 +1,4 @@
-package dataset
+package parts
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+
+	"actionspace/dataset"
 )
 
 // rewritten is what rewritePart did.
@@ -31,13 +33,13 @@ const copyBatch = 64
 // next resume finds as duplicates and cleans up), or the copy alone.
 func (o *Output) rewritePart(ctx context.Context, tables []table, old int, drop map[string]bool, next func() int) (rewritten, error) {
 	var res rewritten
-	pagesKey := partKey(PagesDir, o.partition, old)
-	meta, err := ReadObjectMetadata(ctx, o.st, pagesKey)
+	pagesKey := partKey(dataset.PagesDir, o.partition, old)
+	meta, err := ReadMetadata(ctx, o.st, pagesKey)
 	if err != nil {
 		return res, err
 	}
 	kept := 0
-	err = ScanObject(ctx, o.st, pagesKey, func(r pageIDColumn) error {
+	err = Scan(ctx, o.st, pagesKey, func(r pageIDColumn) error {
 		if drop[r.PageID] {
 			res.removed++
 		} else {
@@ -75,7 +77,7 @@ func (o *Output) rewritePart(ctx context.Context, tables []table, old int, drop 
 // pages in drop, to w. The file must have the table's schema (a part of
 // another schema version is not rewritten). A missing file (a table the
 // part predates) copies nothing.
-func (o *Output) copyRows(ctx context.Context, t table, key string, w partWriter, drop map[string]bool) error {
+func (o *Output) copyRows(ctx context.Context, t table, key string, w *partWriter, drop map[string]bool) error {
 	r, err := o.st.OpenReader(ctx, key)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -84,7 +86,7 @@ func (o *Output) copyRows(ctx context.Context, t table, key string, w partWriter
 		return err
 	}
 	defer r.Close()
-	pf, err := openParquetAt(r, r.Size(), key)
+	pf, err := dataset.OpenFile(r, r.Size(), key)
 	if err != nil {
 		return err
 	}
@@ -149,7 +151,7 @@ func (o *Output) deletePart(ctx context.Context, tables []table, n int) error {
 	}
 	for _, t := range tables {
 		keys := []string{partKey(t.dir, o.partition, n)}
-		if t.dir != PagesDir {
+		if t.dir != dataset.PagesDir {
 			keys = append(keys, pendingKey(t.dir, o.partition, n))
 		}
 		for _, k := range keys {
