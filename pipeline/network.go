@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"net"
 	"net/netip"
 	"slices"
 	"strings"
@@ -41,6 +42,14 @@ type NetworkConfig struct {
 	// blocked (a routed 100.64.0.0/10, say; tests make one loopback
 	// address play a public host).
 	Public []netip.Prefix
+	// ProxyListen is the address (HOST:PORT) the egress proxy that
+	// enforces the policy listens on, one listener per browser context;
+	// "127.0.0.1:0" when empty (port 0 picks free ports). Browser servers
+	// on other machines need an address they can reach.
+	ProxyListen string
+	// ProxyAdvertise is the host (or HOST:PORT) browsers are told to reach
+	// the proxy at; empty: the address listened on.
+	ProxyAdvertise string
 }
 
 // AddrClass is how far a host is from the public internet, as the network
@@ -90,7 +99,38 @@ func (c NetworkConfig) Validate() error {
 			return fmt.Errorf("network policy: invalid range %v", p)
 		}
 	}
+	if c.ProxyListen != "" {
+		host, _, err := net.SplitHostPort(c.ProxyListen)
+		if err != nil {
+			return fmt.Errorf("egress proxy address %q: %w", c.ProxyListen, err)
+		}
+		if a, err := netip.ParseAddr(host); (host == "" || err == nil && a.IsUnspecified()) && c.ProxyAdvertise == "" {
+			return fmt.Errorf("egress proxy address %q listens on every interface: say which address browsers reach it at (ProxyAdvertise)", c.ProxyListen)
+		}
+	}
 	return nil
+}
+
+// ParsePrefixes parses a comma-separated list of CIDR ranges; a bare
+// address is a range of one.
+func ParsePrefixes(list string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for f := range strings.SplitSeq(list, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if a, err := netip.ParseAddr(f); err == nil {
+			out = append(out, netip.PrefixFrom(a, a.BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			return nil, fmt.Errorf("range %q: want a CIDR such as 10.0.0.0/8 or an address", f)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }
 
 // Class returns the class of host (a URL's host name or IP literal,
