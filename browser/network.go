@@ -1,9 +1,11 @@
 package browser
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -44,8 +46,8 @@ func (p *pwPage) openEgress(class pipeline.AddrClass) (*egress.Session, *playwri
 	s, err := egress.Listen(egress.Options{
 		Policy:    p.cfg.Network,
 		Class:     class,
-		Listen:    p.cfg.Network.ProxyListen,
-		Advertise: p.cfg.Network.ProxyAdvertise,
+		Listen:    net.JoinHostPort(cmp.Or(strings.Trim(p.cfg.Network.ProxyListen, "[]"), "127.0.0.1"), "0"),
+		Advertise: strings.Trim(p.cfg.Network.ProxyAdvertise, "[]"),
 		Logger:    p.log,
 	})
 	if err != nil {

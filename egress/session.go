@@ -214,20 +214,23 @@ func (s *Session) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Session) dialChecked(ctx context.Context, network, addr string) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, fmt.Errorf("egress proxy: target %q: %w", addr, err)
+		return nil, fmt.Errorf("target %q: %w", addr, err)
 	}
 	pn, err := strconv.ParseUint(port, 10, 16)
 	if err != nil {
-		return nil, fmt.Errorf("egress proxy: target %q: bad port", addr)
+		return nil, fmt.Errorf("target %q: bad port", addr)
 	}
 	class, addrs, err := resolve(ctx, s.policy, s.resolver, host)
 	if err != nil {
-		return nil, fmt.Errorf("egress proxy: %w", err)
+		return nil, err
 	}
 	if !s.policy.Allows(s.class, class) {
 		why := Reason(host, class, s.class)
 		s.note(target(host, port), why)
 		return nil, fmt.Errorf("%w: %s", ErrRefused, why)
+	}
+	if len(addrs) == 0 {
+		return nil, fmt.Errorf("dial %s: no address to dial", addr)
 	}
 	var errs []error
 	for _, a := range addrs {
@@ -237,7 +240,7 @@ func (s *Session) dialChecked(ctx context.Context, network, addr string) (net.Co
 		}
 		errs = append(errs, err)
 	}
-	return nil, fmt.Errorf("egress proxy: dial %s: %w", addr, errors.Join(errs...))
+	return nil, fmt.Errorf("dial %s: %w", addr, errors.Join(errs...))
 }
 
 // note counts a refusal of target and remembers why.

@@ -42,13 +42,13 @@ type NetworkConfig struct {
 	// blocked (a routed 100.64.0.0/10, say; tests make one loopback
 	// address play a public host).
 	Public []netip.Prefix
-	// ProxyListen is the address (HOST:PORT) the egress proxy that
-	// enforces the policy listens on, one listener per browser context;
-	// "127.0.0.1:0" when empty (port 0 picks free ports). Browser servers
-	// on other machines need an address they can reach.
+	// ProxyListen is the host (an address, no port) the egress proxy that
+	// enforces the policy listens on, on a free port per browser context;
+	// 127.0.0.1 when empty. Browser servers on other machines need an
+	// address they can reach.
 	ProxyListen string
-	// ProxyAdvertise is the host (or HOST:PORT) browsers are told to reach
-	// the proxy at; empty: the address listened on.
+	// ProxyAdvertise is the host browsers are told to reach the proxy at;
+	// empty: ProxyListen.
 	ProxyAdvertise string
 }
 
@@ -99,14 +99,13 @@ func (c NetworkConfig) Validate() error {
 			return fmt.Errorf("network policy: invalid range %v", p)
 		}
 	}
-	if c.ProxyListen != "" {
-		host, _, err := net.SplitHostPort(c.ProxyListen)
-		if err != nil {
-			return fmt.Errorf("egress proxy address %q: %w", c.ProxyListen, err)
+	for _, h := range []string{c.ProxyListen, c.ProxyAdvertise} {
+		if _, _, err := net.SplitHostPort(h); err == nil || strings.ContainsAny(h, "/ ") {
+			return fmt.Errorf("egress proxy host %q: want a host without port (each browser context gets a free port)", h)
 		}
-		if a, err := netip.ParseAddr(host); (host == "" || err == nil && a.IsUnspecified()) && c.ProxyAdvertise == "" {
-			return fmt.Errorf("egress proxy address %q listens on every interface: say which address browsers reach it at (ProxyAdvertise)", c.ProxyListen)
-		}
+	}
+	if a, err := netip.ParseAddr(strings.Trim(c.ProxyListen, "[]")); err == nil && a.IsUnspecified() && c.ProxyAdvertise == "" {
+		return fmt.Errorf("egress proxy host %q is every interface: say which address browsers reach it at (ProxyAdvertise)", c.ProxyListen)
 	}
 	return nil
 }
