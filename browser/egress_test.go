@@ -171,3 +171,67 @@ addEventListener('pagehide', () => {
 		}
 	})
 }
+
+// TestEgress_Remote gives a page on a Playwright browser server the same
+// proxy, through its browser context's proxy option, advertised at an
+// address given apart from the one listened on: a public page's frame
+// redirected into the refused address stays out of the capture, and its
+// WebSocket to the browser server itself (private, on loopback) is
+// refused.
+func TestEgress_Remote(t *testing.T) {
+	tools := requireRunServer(t)
+	srv := startRunServer(t, tools)
+	secret := startHitServer(t, "127.0.0.2:0", func(*hitServer) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			htmlPage(w, secretToken, "<p>"+secretToken+"</p>")
+		})
+	})
+	public := startHitServer(t, "127.0.0.3:0", func(*hitServer) http.Handler {
+		mux := http.NewServeMux()
+		mux.HandleFunc("/page", func(w http.ResponseWriter, r *http.Request) {
+			htmlPage(w, "remote", fmt.Sprintf(`<h1 id="state">Remote page</h1><iframe src="/hop"></iframe><script>
+const s = new WebSocket(%q);
+s.onopen = () => { document.getElementById('state').textContent = 'socket open'; };
+</script>`, srv.endpoint))
+		})
+		mux.HandleFunc("/hop", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, secret.url+"/token", http.StatusFound)
+		})
+		return mux
+	})
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	r, err := ConnectRemote(ctx, Config{Endpoints: []string{srv.endpoint}, Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	pc := defaultTestConfig().page
+	pc.Network = pipeline.NetworkConfig{
+		Blocked:        []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")},
+		Public:         []netip.Prefix{netip.MustParsePrefix("127.0.0.3/32")},
+		ProxyListen:    "0.0.0.0",
+		ProxyAdvertise: "127.0.0.1",
+	}
+	pc.SettleQuiet, pc.SettleMax = 300*time.Millisecond, 2*time.Second
+	page, err := r.NewPage(ctx, pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer page.Close()
+	ld, err := page.Load(ctx, public.url+"/page")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits := secret.took(); len(hits) > 0 {
+		t.Errorf("the refused server got %v", hits)
+	}
+	capture := string(ld.Capture)
+	if !strings.Contains(capture, "Remote page") || strings.Contains(capture, "socket open") || strings.Contains(capture, secretToken) {
+		t.Errorf("capture: want the page, its WebSocket refused and no token: %.500s", capture)
+	}
+	if ld.BlockedRequests < 2 {
+		t.Errorf("blocked_requests = %d, want at least 2 (the frame, the WebSocket)", ld.BlockedRequests)
+	}
+}
