@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -101,6 +102,21 @@ addEventListener('pagehide', () => {
   fetch(%[1]q + '/keepalive', {method: 'POST', body: 'bye', keepalive: true, mode: 'no-cors'});
 });</script>`, private.url))
 		})
+		// A service worker and a prefetch, both reaching for the private
+		// server; the page records whether the worker got an answer.
+		mux.HandleFunc("/sw-page", func(w http.ResponseWriter, r *http.Request) {
+			htmlPage(w, "sw", fmt.Sprintf(`<h1 id="state">Worker</h1><link rel="prefetch" href="%s/prefetch"><script>
+navigator.serviceWorker.register('/sw.js');
+navigator.serviceWorker.addEventListener('message', (e) => { document.getElementById('state').textContent = e.data; });
+</script>`, private.url))
+		})
+		mux.HandleFunc("/sw.js", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/javascript")
+			fmt.Fprintf(w, `self.addEventListener('activate', (e) => e.waitUntil(
+  fetch(%q, {mode: 'no-cors'}).then((r) => 'worker reached ' + r.status, (err) => 'worker refused').then(async (msg) => {
+    for (const c of await self.clients.matchAll({includeUncontrolled: true})) c.postMessage(msg);
+  })));`, private.url+"/from-worker")
+		})
 		return mux
 	})
 
@@ -155,6 +171,23 @@ addEventListener('pagehide', () => {
 		}
 		if strings.Contains(string(ld.Capture), "open ws") {
 			t.Error("a WebSocket opened")
+		}
+	})
+
+	t.Run("service worker and prefetch", func(t *testing.T) {
+		page := mustNewPage(t, b)
+		private.reset()
+		before := public.took()
+		ld := load(t, page, public.url+"/sw-page")
+		time.Sleep(500 * time.Millisecond) // the worker's fetch, had it gone out
+		if hits := private.took(); len(hits) > 0 {
+			t.Errorf("the private server got %v", hits)
+		}
+		if !slices.Contains(public.took()[len(before):], "/sw.js") {
+			t.Error("the service worker was not fetched: the test did not run")
+		}
+		if ld.BlockedRequests < 1 {
+			t.Errorf("blocked_requests = %d, want at least 1", ld.BlockedRequests)
 		}
 	})
 
