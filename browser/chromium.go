@@ -23,7 +23,7 @@ import (
 // may not send UDP past the proxy (its TCP goes through the proxy like
 // every other connection).
 var chromiumArgs = []string{
-	"--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+	"--webrtc-ip-handling-policy=disable_non_proxied_udp",
 	"--headless",
 	"--disable-gpu",
 	"--disable-quic",

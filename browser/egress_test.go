@@ -71,6 +71,21 @@ func TestEgress_Pages(t *testing.T) {
 	})
 	secretPort := secret.url[strings.LastIndex(secret.url, ":")+1:]
 	ws := startTCPCounter(t, "127.0.0.3:0")
+	stun, err := net.ListenPacket("udp", "127.0.0.3:0")
+	if err != nil {
+		t.Skipf("listen on udp: %v", err)
+	}
+	defer stun.Close()
+	var stunPackets atomic.Int32
+	go func() {
+		buf := make([]byte, 1500)
+		for {
+			if _, _, err := stun.ReadFrom(buf); err != nil {
+				return
+			}
+			stunPackets.Add(1)
+		}
+	}()
 	public := startHitServer(t, "127.0.0.1:0", func(s *hitServer) http.Handler {
 		mux := http.NewServeMux()
 		// A frame whose own server redirects it into the refused address,
@@ -116,6 +131,13 @@ navigator.serviceWorker.addEventListener('message', (e) => { document.getElement
   fetch(%q, {mode: 'no-cors'}).then((r) => 'worker reached ' + r.status, (err) => 'worker refused').then(async (msg) => {
     for (const c of await self.clients.matchAll({includeUncontrolled: true})) c.postMessage(msg);
   })));`, private.url+"/from-worker")
+		})
+		mux.HandleFunc("/webrtc", func(w http.ResponseWriter, r *http.Request) {
+			htmlPage(w, "webrtc", fmt.Sprintf(`<h1>WebRTC</h1><script>
+const pc = new RTCPeerConnection({iceServers: [{urls: %q}]});
+pc.createDataChannel('x');
+pc.createOffer().then((o) => pc.setLocalDescription(o));
+</script>`, "stun:"+stun.LocalAddr().String()))
 		})
 		return mux
 	})
@@ -188,6 +210,33 @@ navigator.serviceWorker.addEventListener('message', (e) => { document.getElement
 		}
 		if ld.BlockedRequests < 1 {
 			t.Errorf("blocked_requests = %d, want at least 1", ld.BlockedRequests)
+		}
+	})
+
+	t.Run("WebRTC to a private STUN server", func(t *testing.T) {
+		load(t, mustNewPage(t, b), public.url+"/webrtc")
+		time.Sleep(500 * time.Millisecond)
+		if n := stunPackets.Load(); n > 0 {
+			t.Errorf("the STUN server got %d UDP packets", n)
+		}
+	})
+
+	t.Run("proxy unreachable", func(t *testing.T) {
+		unreachable := cfg.page
+		unreachable.Network.ProxyAdvertise = "127.0.0.9" // nothing listens there
+		page, err := b.NewPage(context.Background(), unreachable)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer page.Close()
+		before := len(public.took())
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := page.Load(ctx, public.url+"/frames"); err == nil || !strings.Contains(err.Error(), "ERR_PROXY_CONNECTION_FAILED") {
+			t.Errorf("load through an unreachable proxy: %v, want net::ERR_PROXY_CONNECTION_FAILED", err)
+		}
+		if hits := public.took()[before:]; len(hits) > 0 {
+			t.Errorf("the page was fetched directly: %v", hits)
 		}
 	})
 

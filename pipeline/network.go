@@ -11,8 +11,9 @@ import (
 // NetworkConfig is the network policy of a crawl's pages: which addresses
 // a page may reach, for its own navigation (redirects and script
 // navigations included) and for every request it makes (subresources,
-// frames, fetches). The browser adapter enforces it; [NetworkConfig.Class]
-// and [NetworkConfig.Allows] are the rule itself.
+// frames, fetches, WebSockets, beacons). The egress proxy (package egress)
+// enforces it for every request of a page; [NetworkConfig.Class] and
+// [NetworkConfig.Allows] are the rule itself.
 //
 // Every host falls in one [AddrClass]:
 //
