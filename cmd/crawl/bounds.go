@@ -22,5 +22,4 @@ func registerBounds(fs *flag.FlagSet, page *pipeline.PageConfig) {
 	fs.IntVar(&s.OptionCap, "max-options", s.OptionCap, "list at most `N` options (and selections) per select")
 	fs.IntVar(&page.MaxFrames, "max-frames", page.MaxFrames, "capture at most `N` cross-origin frames per page")
 	fs.IntVar(&page.MaxHTMLBytes, "max-html-bytes", page.MaxHTMLBytes, "store and count at most `N` bytes of each page's HTML (password values taken out first)")
-	fs.BoolVar(&page.Network.AllowPrivate, "allow-private", false, "let pages reach link-local and metadata addresses, and public pages private ones (refused by default)")
 }
