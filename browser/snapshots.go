@@ -275,6 +275,12 @@ func (b *axBuilder) build(ctx context.Context) error {
 			}
 		}
 	}
+	// Neither count reaches closed shadow roots or the documents of
+	// same-origin frames, which the DOM snapshot holds: the renderer's own
+	// count of its live nodes does, at once.
+	if n, err := liveNodes(b.in.Session, limit); err == nil && n > limit {
+		return fmt.Errorf("%w: %d live DOM nodes in the page's renderer (shadow roots and same-origin frames included), more than %d", ErrTooLarge, n, limit)
+	}
 	main, err := b.addProcess(b.in.Session)
 	if err != nil {
 		return err
@@ -299,6 +305,41 @@ func (b *axBuilder) build(ctx context.Context) error {
 		return err
 	}
 	return b.addTrees(ctx)
+}
+
+// liveNodes returns the number of DOM nodes alive in the renderer
+// process of session cdp (Performance.getMetrics' "Nodes"): every
+// document of the process, same-origin frames included, open and closed
+// shadow roots, and nodes the page dropped but the garbage collector has
+// not yet freed. Above limit, it collects the garbage and counts again,
+// so that only live nodes can refuse a page.
+func liveNodes(cdp cdpSender, limit int) (int, error) {
+	if _, err := cdp.Send("Performance.enable", map[string]any{}); err != nil {
+		return 0, fmt.Errorf("count nodes: %w", err)
+	}
+	defer func() { _, _ = cdp.Send("Performance.disable", map[string]any{}) }()
+	count := func() (int, error) {
+		res, err := cdp.Send("Performance.getMetrics", map[string]any{})
+		if err != nil {
+			return 0, fmt.Errorf("count nodes: %w", err)
+		}
+		list, _ := dig(res, "metrics").([]any)
+		for _, m := range list {
+			if name, _ := dig(m, "name").(string); name == "Nodes" {
+				v, _ := dig(m, "value").(float64)
+				return int(v), nil
+			}
+		}
+		return 0, errors.New("count nodes: no Nodes metric")
+	}
+	n, err := count()
+	if err != nil || n <= limit {
+		return n, err
+	}
+	if _, err := cdp.Send("HeapProfiler.collectGarbage", map[string]any{}); err != nil {
+		return n, nil
+	}
+	return count()
 }
 
 // addProcess takes the DOM snapshot of a session's process.
