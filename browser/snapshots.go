@@ -62,8 +62,10 @@ type AXTreeInput struct {
 	// Frame.Missing says why).
 	FrameSession func(frameID string) (cdpSender, error)
 	// MaxNodes bounds the page's size: when the main document of the first
-	// world holds more elements, or the DOM snapshot of the page's process
-	// more nodes, no tree is taken and TakeAXTree returns ErrTooLarge (see
+	// world holds more elements, the page's renderer process more live DOM
+	// nodes (closed shadow roots and same-origin frames included: see
+	// liveNodes), or the DOM snapshot of the page's process more nodes, no
+	// tree is taken and TakeAXTree returns ErrTooLarge (see
 	// pipeline.DefaultMaxAXNodes). 0 means pipeline.DefaultMaxAXNodes.
 	MaxNodes int
 	// MaxFrames bounds the frames the record holds besides the main one
@@ -311,8 +313,10 @@ func (b *axBuilder) build(ctx context.Context) error {
 // process of session cdp (Performance.getMetrics' "Nodes"): every
 // document of the process, same-origin frames included, open and closed
 // shadow roots, and nodes the page dropped but the garbage collector has
-// not yet freed. Above limit, it collects the garbage and counts again,
-// so that only live nodes can refuse a page.
+// not yet freed. Above limit but not twice above, it collects the
+// garbage and counts again, so that dropped nodes do not refuse a page
+// near the limit (a collection can take seconds on a large heap: far
+// above the limit it is not worth it).
 func liveNodes(cdp cdpSender, limit int) (int, error) {
 	if _, err := cdp.Send("Performance.enable", map[string]any{}); err != nil {
 		return 0, fmt.Errorf("count nodes: %w", err)
@@ -333,7 +337,7 @@ func liveNodes(cdp cdpSender, limit int) (int, error) {
 		return 0, errors.New("count nodes: no Nodes metric")
 	}
 	n, err := count()
-	if err != nil || n <= limit {
+	if err != nil || n <= limit || n > 2*limit {
 		return n, err
 	}
 	if _, err := cdp.Send("HeapProfiler.collectGarbage", map[string]any{}); err != nil {

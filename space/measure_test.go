@@ -13,7 +13,6 @@ import (
 	"actionspace/render"
 )
 
-
 func ptrTo[T any](v T) *T { return &v }
 
 // TestMeter_Measure: one measurement for crawl and bench alike: counts,
