@@ -110,8 +110,9 @@ type PageRow struct {
 	// False for failed pages.
 	HTMLTruncated bool `parquet:"html_truncated"`
 	// HTMLUncounted reports that the HTML's tokens were not counted, so
-	// html_tokens_* are null: the count did not finish within the URL's
-	// time limit (crawl --timeout, from the start of the attempt), or the
+	// html_tokens_* are null (html_tokens_skipped says why): the count did
+	// not finish within the page's processing limit (crawl --timeout, from
+	// the end of the load), or the
 	// HTML holds a stretch of more than 32 KiB that the tokenizer cannot
 	// count in bounded time (such as a long run of white space). False for
 	// failed pages.

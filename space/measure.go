@@ -260,7 +260,8 @@ func StoreText(row *dataset.SpaceRow, r Rendered) {
 
 // LimitRow enforces MaxRowBytes on row: when its variable-length values
 // add up to more, it empties the texts and, if that is not enough, the
-// actions list, and sets row.TextSkipped to dataset.SkippedTooLarge.
+// actions list, and sets row.TextSkipped to dataset.SkippedTooLarge; an
+// LLM error message that still breaks the bound is cut to 4 KiB.
 func LimitRow(row *dataset.SpaceRow) {
 	if RowBytes(row) <= MaxRowBytes {
 		return
