@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"actionspace/corpora"
+	"actionspace/dom"
 )
 
 // trickyHTML holds what the HTML serialization algorithm treats apart:
@@ -138,5 +139,36 @@ func TestReadHTML_LongAttribute(t *testing.T) {
 	}
 	if took > 5*time.Second {
 		t.Errorf("took %v, want the cap's worth of work (seconds at most)", took)
+	}
+}
+
+// TestReadHTML_CutKeepsSecretsOut: wherever the cap falls, the page's
+// serialization never ends inside a password input's tag, so that the
+// redaction that follows (dom.RedactSecrets, which reads whole tags) takes
+// its value out: no prefix of the value is stored.
+func TestReadHTML_CutKeepsSecretsOut(t *testing.T) {
+	const secret = "hunter2-SECRET"
+	b := newTestBrowser(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(`<!DOCTYPE html><html><head><title>Login</title></head><body><form><input name="user">` +
+			`<input type="password" name="pw" value="` + secret + `"><button>Sign in</button></form></body></html>`))
+	}))
+	defer srv.Close()
+	l := b.load(t, srv.URL)
+	whole := contentOf(t, l)
+	at := strings.Index(whole, `<input type="password"`)
+	if at < 0 {
+		t.Fatalf("no password input in %q", whole)
+	}
+	for cap := at - 2; cap < at+80; cap += 5 {
+		got, err := readHTML(context.Background(), l.cdp, l.world, cap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		redacted, _ := dom.RedactSecrets(got.HTML)
+		if strings.Contains(redacted, secret[:4]) {
+			t.Fatalf("cap %d: a prefix of the password in %q", cap, redacted[at-10:])
+		}
 	}
 }
