@@ -388,20 +388,33 @@ func (p *pwPage) loadPage(ctx context.Context, tab *pwTab, rawURL string) (*pipe
 
 	p.stage.Store("content")
 	start = time.Now()
-	html, err := tab.page.Content()
+	html, err := p.content(ctx, tab)
 	ld.Content = time.Since(start)
 	if err != nil {
 		return ld, p.fail(ctx, rawURL, "content", pipeline.KindCapture, err)
 	}
-	// Password values out first, then the cut: what is stored and
-	// counted is a prefix of the redacted HTML.
-	ld.HTMLBytes = len(html)
-	html, _ = dom.RedactSecrets(html)
-	ld.HTML, ld.HTMLTruncated = dom.CutHTML(html, p.cfg.MaxHTMLBytes)
+	// The page stops at the cap (in UTF-16 code units, never inside a
+	// tag); password values out, then the cut in bytes: what is stored
+	// and counted is a prefix of the redacted HTML.
+	ld.HTMLBytes = len(html.HTML)
+	redacted, _ := dom.RedactSecrets(html.HTML)
+	ld.HTML, ld.HTMLTruncated = dom.CutHTML(redacted, p.cfg.MaxHTMLBytes)
+	ld.HTMLTruncated = ld.HTMLTruncated || html.Truncated
 	ld.FinalURL = tab.page.URL()
 
 	p.takeExtras(ctx, tab, rawURL, AXTreeInput{Session: tab.cdp, Worlds: worlds, FrameSession: sessions.get}, p.cfg.Extras, ld)
 	return ld, nil
+}
+
+// content serializes the main frame's document in a fresh isolated world
+// of the page, up to the cap (see readHTML): a UTF-16 code unit is at
+// least one byte of UTF-8, so the bytes stored are all there.
+func (p *pwPage) content(ctx context.Context, tab *pwTab) (pageHTML, error) {
+	_, world, err := tab.isolatedWorld()
+	if err != nil {
+		return pageHTML{}, fmt.Errorf("create isolated world: %w", err)
+	}
+	return readHTML(ctx, tab.cdp, world, p.cfg.MaxHTMLBytes)
 }
 
 // navigate goes to rawURL and waits for the load event. A navigation

@@ -32,7 +32,8 @@ type Config struct {
 	// Workers is the number of pages crawled at once.
 	Workers int
 	// Timeout bounds one attempt at one URL: navigation, settling, capture
-	// and content.
+	// and content; and, once the page is loaded, its processing (decoding,
+	// rendering, counting, scoring), from the end of the load.
 	Timeout time.Duration
 	// Retries is how many more attempts a transient failure gets.
 	Retries int
