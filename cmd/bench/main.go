@@ -28,7 +28,16 @@ import (
 	"actionspace/space"
 )
 
-func main() { cli.Main("bench", run, "") }
+func main() { cli.Main("bench", command{}.run, "") }
+
+// command is the bench command. Its zero value crawls, when it has to,
+// with Chromium.
+type command struct {
+	// open, when set, opens the browser of the crawl bench runs first
+	// instead, and --chromium is not checked: the seam through which
+	// tests replay stored pages (package pipelinetest).
+	open pipeline.Opener
+}
 
 // options are the flags that do not map onto bench.Config directly.
 type options struct {
@@ -46,7 +55,7 @@ type options struct {
 	llm        *llmflags.Options
 }
 
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func (c command) run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cfg := bench.DefaultConfig()
 	var o options
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
@@ -170,7 +179,7 @@ Flags:
 
 	label := "crawl dataset"
 	if input == "" {
-		if input, label, err = crawlFirst(ctx, cfg, o, stdin, stderr, log); err != nil {
+		if input, label, err = crawlFirst(ctx, cfg, o, c.open, stdin, stderr, log); err != nil {
 			return err
 		}
 	}
