@@ -722,9 +722,8 @@ func TestQueries(t *testing.T) {
 	qs := mustParseQueries(t)
 
 	replay := pipelinetest.New(t, pipelinetest.Options{})
-	const site = "http://127.0.0.1:8000" // the replay dials nothing
-	urls := corpora.DefaultURLs(site)
-	c := &crawl{pages: len(urls), notFound: site + "/no-such-page.html", expansions: []int64{0, 500, -1}, runID: "examples-test"}
+	urls := corpora.DefaultURLs(pipelinetest.Origin)
+	c := &crawl{pages: len(urls), notFound: pipelinetest.Origin + "/no-such-page.html", expansions: []int64{0, 500, -1}, runID: "examples-test"}
 	targets, err := pipeline.ReadTargets(strings.NewReader(strings.Join(append(urls, c.notFound), "\n")), pipeline.DefaultSchemes())
 	if err != nil {
 		t.Fatal(err)

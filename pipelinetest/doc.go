@@ -19,13 +19,15 @@
 // working directory; [New] opens it for a test.
 //
 // A page serves a URL by its path alone: http://127.0.0.1:43121/login.html
-// and https://example.test/login.html?n=7 both replay the stored
+// and http://[::1]:9443/login.html?n=7 both replay the stored
 // login.html, whatever the host, port or query (a path ending in "/"
-// means its index.html). Nothing is dialed. The records come back as the
+// means its index.html). Nothing is dialed: tests name [Origin], a
+// loopback origin where nothing needs to listen. The records come back as the
 // crawl's own browser gives them: the capture, the HTML, the accessibility
 // tree and the AI snapshot with the stored origin replaced by the URL's
 // and the capture's page URL set to the URL; the HTML with the values of
-// password inputs taken out and cut at PageConfig.MaxHTMLBytes; the
+// password and hidden inputs taken out (dom.RedactSecrets) and cut at
+// PageConfig.MaxHTMLBytes; the
 // extras only when PageConfig.Extras asks for them; a screenshot, when
 // PageConfig.Screenshot asks for one, of a blank viewport (the stores
 // hold no pixels) in the asked encoding. A path with no stored page and no

@@ -33,6 +33,10 @@ import (
 // corpus server's (internal/goldens normalizes them to it).
 const StoredOrigin = "http://corpus.test"
 
+// Origin is an origin for the URL lists of tests that crawl on a replay:
+// loopback, where nothing needs to listen, since the replay dials nothing.
+const Origin = "http://127.0.0.1:8000"
+
 // DefaultVersion is what Version reports when Options.Version is empty.
 const DefaultVersion = "pipelinetest-replay/1.0"
 

@@ -27,8 +27,8 @@ import (
 	"actionspace/pipeline"
 )
 
-// site is the origin the tests' URLs name: the replay dials nothing.
-const site = "http://127.0.0.1:8000"
+// site is the origin the tests' URLs name.
+const site = Origin
 
 // load opens a page of b with cfg and loads url in it.
 func load(t *testing.T, b *Browser, cfg pipeline.PageConfig, url string) (*pipeline.Load, error) {
@@ -123,7 +123,7 @@ func TestReplay_KeyedByPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := "https://example.test:9443"
+	other := "http://[::1]:9443"
 	c, err := load(t, b, cfg, other+"/login.html?n=12")
 	if err != nil {
 		t.Fatal(err)

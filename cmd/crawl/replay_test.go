@@ -11,9 +11,8 @@ import (
 	"actionspace/pipelinetest"
 )
 
-// replaySite is the origin of the URL lists crawled on a replay browser:
-// nothing listens there, the replay serves pages by path and dials nothing.
-const replaySite = "http://127.0.0.1:8000"
+// replaySite is the origin of the URL lists crawled on a replay browser.
+const replaySite = pipelinetest.Origin
 
 // replayEnv, set in its environment, makes this test binary the crawl
 // command on a replay browser (see replayMain): a crawl to kill or signal
