@@ -30,7 +30,16 @@ import (
 	"actionspace/space"
 )
 
-func main() { cli.Main("bench", run, "") }
+func main() { cli.Main("bench", command{}.run, "") }
+
+// command is the bench command. Its zero value crawls, when it has to,
+// with Chromium.
+type command struct {
+	// open, when set, opens the browser of the crawl bench runs first
+	// instead, and --chromium is not checked: the seam through which
+	// tests replay stored pages (package pipelinetest).
+	open pipeline.Opener
+}
 
 // options are the flags that do not map onto bench.Config directly.
 type options struct {
@@ -48,7 +57,7 @@ type options struct {
 	llm        *llmflags.Options
 }
 
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func (c command) run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	bucket.Register() // s3:// and gs:// locations for --out and the input
 	cfg := bench.DefaultConfig()
 	var o options
@@ -173,7 +182,7 @@ Flags:
 
 	label := "crawl dataset"
 	if input == "" {
-		if input, label, err = crawlFirst(ctx, cfg, o, stdin, stderr, log); err != nil {
+		if input, label, err = crawlFirst(ctx, cfg, o, c.open, stdin, stderr, log); err != nil {
 			return err
 		}
 	}

@@ -25,10 +25,10 @@ import (
 	"actionspace/dataset"
 	"actionspace/dataset/parts"
 	"actionspace/dom"
-	"actionspace/internal/browsertest"
 	"actionspace/internal/cli"
 	"actionspace/internal/storedtest"
 	"actionspace/pipeline"
+	"actionspace/pipelinetest"
 	"actionspace/space"
 )
 
@@ -36,8 +36,14 @@ import (
 // output.
 func runBench(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return runCommand(t, command{}, args...)
+}
+
+// runCommand runs c with args and returns its exit code and output.
+func runCommand(t *testing.T, c command, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	err := run(context.Background(), args, strings.NewReader(""), &out, &errOut)
+	err := c.run(context.Background(), args, strings.NewReader(""), &out, &errOut)
 	code = cli.Exit("bench", err, &errOut)
 	return code, out.String(), errOut.String()
 }
@@ -328,11 +334,13 @@ func TestBaseline_Committed(t *testing.T) {
 }
 
 // TestRun_Corpus is `make bench` in small: no arguments, so bench serves
-// the bundled corpus, crawls it with real Chromium and sweeps the crawl.
+// the bundled corpus, crawls it (on a browser that replays the stored
+// corpus pages, package pipelinetest) and sweeps the crawl.
 func TestRun_Corpus(t *testing.T) {
-	requireChromium(t)
+	t.Parallel()
+	replay := pipelinetest.New(t, pipelinetest.Options{})
 	out := t.TempDir()
-	code, stdout, stderr := runBench(t, "--out", out, "--viewport-expansion", "0,-1", "--text", "viewport", "--repeat", "2",
+	code, stdout, stderr := runCommand(t, command{open: replay.Opener()}, "--out", out, "--viewport-expansion", "0,-1", "--text", "viewport", "--repeat", "2",
 		"--token-budget", "400,1500")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
@@ -427,12 +435,3 @@ func arrowRowCount(t *testing.T, path string) int {
 	defer tbl.Release()
 	return int(tbl.NumRows())
 }
-
-// requireChromium is the shared real-Chromium guard (internal/browsertest).
-func requireChromium(tb testing.TB) {
-	tb.Helper()
-	browsertest.Require(tb)
-}
-
-// driverDirectory is where playwright-go looks for its driver by default.
-func driverDirectory() (string, error) { return browsertest.DriverDirectory() }

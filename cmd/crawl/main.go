@@ -49,8 +49,18 @@ import (
 	"actionspace/space"
 )
 
-func main() {
-	cli.Main("crawl", run, "finishing the pages in flight (see --grace); interrupt again to quit at once")
+func main() { cli.Main("crawl", command{}.run, interrupted) }
+
+// interrupted is what the command prints on its first SIGINT or SIGTERM.
+const interrupted = "finishing the pages in flight (see --grace); interrupt again to quit at once"
+
+// command is the crawl command. Its zero value crawls with Chromium (or
+// the --browser-endpoint servers), as the flags say.
+type command struct {
+	// open, when set, opens the crawl's browser instead, and --chromium
+	// is not checked: the seam through which tests replay stored pages
+	// (package pipelinetest).
+	open pipeline.Opener
 }
 
 // options are the flags that do not map onto a config field directly.
@@ -70,7 +80,7 @@ type options struct {
 // resumeHint is how the error of an interrupted crawl ends.
 const resumeHint = "finish it with: crawl --resume --out %s [the same URL list and flags]"
 
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func (c command) run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	bucket.Register() // s3:// and gs:// locations for --out and the input
 	cfg := pipeline.DefaultConfig()
 	bcfg := browser.DefaultConfig()
@@ -220,7 +230,11 @@ Flags:
 	if err := bcfg.Validate(); err != nil {
 		return cli.UsageError{Err: err}
 	}
-	if len(bcfg.Endpoints) == 0 {
+	open := c.open
+	if open == nil {
+		open = browser.Opener(bcfg)
+	}
+	if len(bcfg.Endpoints) == 0 && c.open == nil {
 		if err := browser.CheckChromium(bcfg.ChromiumPath); err != nil {
 			return err
 		}
@@ -241,7 +255,7 @@ Flags:
 	}
 
 	fmt.Fprintf(stderr, "crawl: %d URLs, %d workers, expansions %v -> %s\n", len(targets), cfg.Workers, cfg.Expansions, store.Redact(o.out))
-	stats, err := cli.Crawl(ctx, cfg, targets, o.out, browser.Opener(bcfg), stderr)
+	stats, err := cli.Crawl(ctx, cfg, targets, o.out, open, stderr)
 	if err != nil && stats.OK+stats.Failed == 0 && !errors.Is(err, context.Canceled) {
 		return err // nothing was crawled: no summary
 	}
