@@ -28,7 +28,7 @@ var wantCellColumns = []string{
 	"action_count", "ids_L", "ids_B", "ids_I", "ids_F", "ids_O", "ids_M",
 	"space_bytes", "perception_bytes",
 	"tokens_cl100k", "tokens_o200k", "perception_tokens_cl100k", "perception_tokens_o200k",
-	"ratio_cl100k", "ratio_o200k", "oracle_in_window", "recall", "extra_handles", "render_ms", "tokenize_ms",
+	"ratio_cl100k", "ratio_o200k", "tokens_skipped", "ratio_skipped", "oracle_in_window", "recall", "extra_handles", "recall_skipped", "render_ms", "tokenize_ms",
 	"llm_model", "llm_ran", "llm_calls", "llm_rounds", "prompt_tokens_api", "completion_tokens_api",
 	"prompt_tokens_local", "llm_ms", "coverage", "hallucinated_ids", "cache_hits",
 	"render_runs",
