@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -218,6 +219,25 @@ pc.createOffer().then((o) => pc.setLocalDescription(o));
 		time.Sleep(500 * time.Millisecond)
 		if n := stunPackets.Load(); n > 0 {
 			t.Errorf("the STUN server got %d UDP packets", n)
+		}
+	})
+
+	t.Run("target unreachable", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.3:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		closedURL := "http://" + ln.Addr().String() + "/"
+		ln.Close() // nothing listens there now
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		ld, err := mustNewPage(t, b).Load(ctx, closedURL)
+		var pe *pipeline.PageError
+		if !errors.As(err, &pe) || pe.Kind != pipeline.KindNavigate || !strings.Contains(pe.Error(), "connection refused") {
+			t.Errorf("load of a closed port: %v, want a %s error saying the connection was refused", err, pipeline.KindNavigate)
+		}
+		if ld != nil && ld.HTTPStatus != 0 {
+			t.Errorf("http status %d: the proxy's answer is not the target's", ld.HTTPStatus)
 		}
 	})
 

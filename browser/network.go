@@ -147,7 +147,7 @@ func (p *pwPage) refusedMain(tab *pwTab) (string, int) {
 // redirect's Location, or the response itself when the proxy refused it.
 func (p *pwPage) onMainResponse(r playwright.Response) {
 	headers := r.Headers()
-	if headers[lowerRefused] != "" {
+	if header(headers, egress.RefusedHeader) != "" {
 		p.noteTarget(r.URL())
 	}
 	loc := headers["location"]
@@ -163,8 +163,9 @@ func (p *pwPage) onMainResponse(r playwright.Response) {
 	}
 }
 
-// lowerRefused is egress.RefusedHeader as Playwright gives header names.
-var lowerRefused = strings.ToLower(egress.RefusedHeader)
+// header returns the value of header name in h, a header map as
+// Playwright gives it (names in lower case).
+func header(h map[string]string, name string) string { return h[strings.ToLower(name)] }
 
 // onRequestFailed notes a failed main-frame navigation: a refused tunnel
 // fails it (net::ERR_TUNNEL_CONNECTION_FAILED).

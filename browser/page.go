@@ -87,6 +87,14 @@ type pwPage struct {
 type navResponse struct {
 	url, statusText, contentType string
 	status                       int
+	// egressErr is why the egress proxy could not reach the target, when
+	// the response is its own (status 502); "" otherwise.
+	egressErr string
+}
+
+func newNavResponse(r playwright.Response) *navResponse {
+	h := r.Headers()
+	return &navResponse{url: r.URL(), status: r.Status(), statusText: r.StatusText(), contentType: h["content-type"], egressErr: header(h, egress.ErrorHeader)}
 }
 
 // onResponse remembers the main frame's navigation responses: when
@@ -98,7 +106,7 @@ func (p *pwPage) onResponse(tab *pwTab, r playwright.Response) {
 		return
 	}
 	p.onMainResponse(r)
-	nav := &navResponse{url: r.URL(), status: r.Status(), statusText: r.StatusText(), contentType: r.Headers()["content-type"]}
+	nav := newNavResponse(r)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.tab == tab {
@@ -334,6 +342,11 @@ func (p *pwPage) loadPage(ctx context.Context, tab *pwTab, rawURL string) (*pipe
 			return ld, &pipeline.PageError{Kind: pipeline.KindBlocked, URL: rawURL, Err: errors.New(why)}
 		}
 	}
+	if nav != nil && nav.egressErr != "" {
+		// The proxy's answer, not the target's: a network failure.
+		ld.HTTPStatus, ld.ContentType = 0, ""
+		return ld, &pipeline.PageError{Kind: pipeline.KindNavigate, URL: rawURL, Err: fmt.Errorf("navigate: %s", nav.egressErr)}
+	}
 	if ld.HTTPStatus >= 400 {
 		// Checked first: an error status with an empty body fails the
 		// navigation itself.
@@ -434,7 +447,7 @@ func (p *pwPage) navigate(ctx context.Context, tab *pwTab, rawURL string) (*navR
 			continue
 		}
 		if resp != nil {
-			return &navResponse{url: resp.URL(), status: resp.Status(), statusText: resp.StatusText(), contentType: resp.Headers()["content-type"]}, err
+			return newNavResponse(resp), err
 		}
 		return seen, err
 	}

@@ -12,6 +12,7 @@ import (
 	"net/http/httputil"
 	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,6 +35,15 @@ const (
 
 // RefusedHeader marks the proxy's answer to a refused plain-HTTP request.
 const RefusedHeader = "X-Egress-Refused"
+
+// ErrorHeader carries, on the proxy's own 502 answer to a plain-HTTP
+// request it could not forward, why (the name did not resolve, the
+// connection was refused or cut): the browser adapter reports it as the
+// network error it is, not as the target's status.
+const ErrorHeader = "X-Egress-Error"
+
+// maxErrorHeader caps the length of an ErrorHeader value.
+const maxErrorHeader = 300
 
 // Options configure a [Session].
 type Options struct {
@@ -255,15 +265,21 @@ func (s *Session) note(target, why string) {
 }
 
 // forwardFailed answers a plain-HTTP request that could not be forwarded:
-// 204 marked with RefusedHeader when the policy refused it, 502 when the
-// target could not be reached.
+// 204 marked with RefusedHeader when the policy refused it, an empty 502
+// marked with ErrorHeader when the target could not be reached (Chromium
+// shows its own error page for it, as for a failed connection).
 func (s *Session) forwardFailed(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.Is(err, ErrRefused) {
 		w.Header().Set(RefusedHeader, "1")
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	http.Error(w, "egress proxy: "+err.Error(), http.StatusBadGateway)
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	if len(msg) > maxErrorHeader {
+		msg = msg[:maxErrorHeader]
+	}
+	w.Header().Set(ErrorHeader, msg)
+	w.WriteHeader(http.StatusBadGateway)
 }
 
 // tunnel serves CONNECT: it checks and dials the target, then splices the

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -146,6 +147,23 @@ func TestEgress_ResolvedNames(t *testing.T) {
 	}
 	if n := dns.lookups("metadata.google.internal"); n != 0 {
 		t.Errorf("metadata.google.internal resolved %d times; a metadata name is refused by name", n)
+	}
+	// A target that does not answer is the proxy's 502, saying why, and
+	// no refusal.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	before := s.Refused()
+	resp, err := client.Get("http://" + closed + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(resp.Header.Get(ErrorHeader), "connection refused") || s.Refused() != before {
+		t.Errorf("GET a closed port: %s, %s %q, %d refusals more", resp.Status, ErrorHeader, resp.Header.Get(ErrorHeader), s.Refused()-before)
 	}
 	s.Reset()
 	if s.Refused() != 0 || s.Why(Target("http://127.0.0.2:"+meta.port+"/")) != "" {
