@@ -223,15 +223,9 @@ pc.createOffer().then((o) => pc.setLocalDescription(o));
 	})
 
 	t.Run("target unreachable", func(t *testing.T) {
-		ln, err := net.Listen("tcp", "127.0.0.3:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		closedURL := "http://" + ln.Addr().String() + "/"
-		ln.Close() // nothing listens there now
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		ld, err := mustNewPage(t, b).Load(ctx, closedURL)
+		ld, err := mustNewPage(t, b).Load(ctx, closedURL(t))
 		var pe *pipeline.PageError
 		if !errors.As(err, &pe) || pe.Kind != pipeline.KindNavigate || !strings.Contains(pe.Error(), "connection refused") {
 			t.Errorf("load of a closed port: %v, want a %s error saying the connection was refused", err, pipeline.KindNavigate)
