@@ -120,9 +120,7 @@ func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempt
 	}
 	row.DOMNodes, row.TextNodes, row.InteractiveNodes = ptr(elements), ptr(texts), ptr(interactive)
 
-	hctx, cancel := context.WithDeadline(ctx, deadline)
-	html, err := p.meter.CountContext(hctx, load.HTML)
-	cancel()
+	html, err := p.meter.Count(load.HTML)
 	if err != nil {
 		row.HTMLUncounted = true
 		p.cfg.logger().Info("HTML tokens not counted", logPageID, t.PageID, logURL, t.URL, logError, err)
