@@ -291,7 +291,7 @@ func benchTexts(b *testing.B) []struct{ name, text string } {
 // github.com/tiktoken-go/tokenizer's own Count ("library"), whose
 // pre-splitting differs from tiktoken's and takes time quadratic in the
 // length of some white-space runs: on 1 MiB of them it would run for about
-// half an hour, so it is skipped there.
+// 25 minutes, so it is skipped there.
 func BenchmarkCount(b *testing.B) {
 	c := mustCounter(b)
 	for _, tt := range benchTexts(b) {
@@ -310,7 +310,7 @@ func BenchmarkCount(b *testing.B) {
 			} {
 				b.Run(fmt.Sprintf("%s/%s/%s", tt.name, enc, impl.name), func(b *testing.B) {
 					if impl.name == "library" && tt.name == "whitespace-1MiB" {
-						b.Skip("quadratic: about half an hour")
+						b.Skip("quadratic: about 25 minutes")
 					}
 					b.SetBytes(int64(len(tt.text)))
 					var n int64
