@@ -146,7 +146,7 @@ type merger struct {
 	parts []part
 	nodes []node
 	heap  pairHeap
-	out   []int
+	out   []int32
 }
 
 // part is a part of a piece while it is merged: where it starts, and the
@@ -161,7 +161,7 @@ type part struct {
 // bytes and, as long as two neighbouring parts make a token, joins the
 // pair whose token has the lowest rank, the leftmost on a tie. The
 // returned slice is valid until the next call.
-func (m *merger) merge(ranks *ranks, piece string) []int {
+func (m *merger) merge(ranks *ranks, piece string) []int32 {
 	if len(piece) > scanMax {
 		return m.mergeHeap(ranks, piece)
 	}
@@ -170,7 +170,7 @@ func (m *merger) merge(ranks *ranks, piece string) []int {
 
 // mergeScan is merge as tiktoken does it: each join scans the parts for
 // the lowest rank, so a piece of n bytes costs O(n²).
-func (m *merger) mergeScan(ranks *ranks, piece string) []int {
+func (m *merger) mergeScan(ranks *ranks, piece string) []int32 {
 	parts := m.parts[:0]
 	for i := range len(piece) + 1 {
 		parts = append(parts, part{start: i, rank: noRank})
@@ -205,7 +205,7 @@ func (m *merger) mergeScan(ranks *ranks, piece string) []int {
 	m.parts = parts
 	out := m.out[:0]
 	for _, p := range parts {
-		out = append(out, p.start)
+		out = append(out, int32(p.start))
 	}
 	m.out = out
 	return out
@@ -287,7 +287,7 @@ func (h *pairHeap) pop() pairKey {
 // linked list and the candidate pairs a heap, from which a pair whose part
 // changed since it was pushed is dropped. It joins the same pairs in the
 // same order as the scan: the lowest rank, the leftmost on a tie.
-func (m *merger) mergeHeap(ranks *ranks, piece string) []int {
+func (m *merger) mergeHeap(ranks *ranks, piece string) []int32 {
 	n := int32(len(piece))
 	nodes := m.nodes[:0]
 	for i := range n + 1 {
@@ -336,7 +336,7 @@ func (m *merger) mergeHeap(ranks *ranks, piece string) []int {
 	m.nodes, m.heap = nodes, h
 	out := m.out[:0]
 	for i := int32(0); i >= 0; i = nodes[i].next {
-		out = append(out, int(i))
+		out = append(out, i)
 	}
 	m.out = out
 	return out

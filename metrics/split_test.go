@@ -22,8 +22,9 @@ func split(text string, next func(string, int) int) []string {
 
 // The pieces each expression gives, as tiktoken's expressions split them
 // (checked with the JavaScript port's expressions in node, but for ſ, which
-// JavaScript does not fold to s); each case names the rule it is about. TestCounter_Reference checks far more
-// texts against tiktoken itself; these show the rules at work.
+// JavaScript does not fold to s); each case names the rule it is about.
+// TestCounter_Reference checks far more texts against tiktoken itself;
+// these show the rules at work.
 func TestSplit_Pieces(t *testing.T) {
 	tests := []struct {
 		name          string
