@@ -29,11 +29,16 @@ import (
 //
 // nextCL100K and nextO200K compute the match at a position directly, as
 // the first alternative that matches and the length the backtracking
-// would give it, from runs of characters of one class. Every alternative
-// but the white-space ones ends where its run ends, and the white-space
-// ones end at most one run after their start, so a text is split in one
-// pass over it, in time linear in its length; the regular expression
-// engines take time quadratic in the length of some white-space runs.
+// would give it, from runs of characters of one class. A piece is found by
+// scanning at most a few runs from its start, and what a piece scans
+// without taking (the rest of a white-space run after its last newline,
+// the capitals after a word's last caseless letter) the next piece or the
+// one after takes, so each character is read a bounded number of times: a
+// text is split in time linear in its length, where the regular
+// expression engines take time quadratic in the length of some
+// white-space runs. Character classes come from Go's unicode tables; a
+// character assigned in a later Unicode version than theirs could be
+// classed otherwise than by tiktoken's engine.
 
 // class is what the expressions tell apart about a character.
 type class uint8
