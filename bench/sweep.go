@@ -16,6 +16,7 @@ import (
 
 	"actionspace/axtree"
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/dataset/store"
 	"actionspace/dom"
 	"actionspace/render"
@@ -85,7 +86,7 @@ type sweeper struct {
 }
 
 // Sweep re-renders every captured page of a crawl dataset (see
-// OpenDataset) under every cell of cfg, without a browser, and
+// parts.Open) under every cell of cfg, without a browser, and
 // streams one CellRow per page × cell into cells.parquet of out (a
 // directory or a bucket prefix; see WriteResults), in the
 // blobs files' order and the cells' order.
@@ -103,7 +104,7 @@ type sweeper struct {
 // capture that does not decode gives error rows. Sweep fails when the
 // input cannot be read, the output cannot be written or ctx is canceled;
 // cells.parquet then holds the rows finished so far.
-func Sweep(ctx context.Context, cfg Config, in Dataset, out *store.Store) (*Result, error) {
+func Sweep(ctx context.Context, cfg Config, in *parts.Dataset, out store.Store) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -111,7 +112,7 @@ func Sweep(ctx context.Context, cfg Config, in Dataset, out *store.Store) (*Resu
 	if len(in.Pages) == 0 {
 		return nil, fmt.Errorf("crawl dataset: no pages files")
 	}
-	meta, err := dataset.ReadObjectMetadata(ctx, in.Store, in.Pages[0])
+	meta, err := in.Metadata(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("crawl dataset: %w", err)
 	}
@@ -159,7 +160,7 @@ func Sweep(ctx context.Context, cfg Config, in Dataset, out *store.Store) (*Resu
 	if err != nil {
 		return nil, err
 	}
-	w, err := dataset.NewWriter[CellRow](cellsOut, dataset.Metadata{
+	w, err := parts.NewFile[CellRow](cellsOut, CellsFile, dataset.Metadata{
 		ToolVersion:    dataset.ToolVersion(),
 		BrowserVersion: meta.BrowserVersion,
 		RunID:          cfg.RunID,
@@ -207,7 +208,7 @@ func Sweep(ctx context.Context, cfg Config, in Dataset, out *store.Store) (*Resu
 }
 
 // inputNames are the input's part files as the run's record names them.
-func inputNames(in Dataset) []string {
+func inputNames(in *parts.Dataset) []string {
 	names := make([]string, 0, len(in.Pages)+len(in.Blobs))
 	for _, k := range append(slices.Clone(in.Pages), in.Blobs...) {
 		if strings.Contains(in.Loc, "://") {
@@ -224,7 +225,7 @@ func inputNames(in Dataset) []string {
 // goroutines, i counting those pages from 0 in file order. It calls emit
 // with every result in file order, from one goroutine. It stops at the
 // first error of emit, the reader or ctx.
-func eachPage[T any](ctx context.Context, in Dataset, pages map[string]pageInfo, workers int,
+func eachPage[T any](ctx context.Context, in *parts.Dataset, pages map[string]pageInfo, workers int,
 	work func(ctx context.Context, i int, p pageColumns) T, emit func(p pageColumns, out T) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -287,11 +288,7 @@ func eachPage[T any](ctx context.Context, in Dataset, pages map[string]pageInfo,
 		})
 		return nil
 	}
-	for _, f := range in.Blobs {
-		if scanErr = dataset.ScanObject(ctx, in.Store, f, scan); scanErr != nil {
-			break
-		}
-	}
+	scanErr = parts.ScanTable(ctx, in, in.Blobs, scan)
 	_ = g.Wait()
 	close(queue)
 	consumeErr := <-consumed

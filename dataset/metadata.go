@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -10,8 +9,6 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
-
-	"actionspace/dataset/store"
 )
 
 // The Parquet key-value metadata keys a Writer writes into every file. All
@@ -90,21 +87,11 @@ func ReadMetadata(path string) (Metadata, error) {
 // ReadMetadataAt is ReadMetadata of a dataset file read through r, size
 // bytes long (see ScanAt); name names it in errors.
 func ReadMetadataAt(r io.ReaderAt, size int64, name string) (Metadata, error) {
-	pf, err := openParquetAt(r, size, name)
+	pf, err := OpenFile(r, size, name)
 	if err != nil {
 		return Metadata{}, err
 	}
 	return fileMetadata(pf, name)
-}
-
-// ReadObjectMetadata is ReadMetadata of the object at key of st.
-func ReadObjectMetadata(ctx context.Context, st *store.Store, key string) (Metadata, error) {
-	r, err := st.OpenReader(ctx, key)
-	if err != nil {
-		return Metadata{}, fmt.Errorf("read metadata: %w", err)
-	}
-	defer r.Close()
-	return ReadMetadataAt(r, r.Size(), st.String()+key)
 }
 
 // fileMetadata reads the key-value metadata of an open file.
@@ -142,7 +129,7 @@ func openParquet(path string) (*os.File, *parquet.File, error) {
 		f.Close()
 		return nil, nil, fmt.Errorf("open dataset: %w", err)
 	}
-	pf, err := openParquetAt(f, st.Size(), path)
+	pf, err := OpenFile(f, st.Size(), path)
 	if err != nil {
 		f.Close()
 		return nil, nil, err
@@ -150,8 +137,10 @@ func openParquet(path string) (*os.File, *parquet.File, error) {
 	return f, pf, nil
 }
 
-// openParquetAt opens the Parquet file read through r, size bytes long.
-func openParquetAt(r io.ReaderAt, size int64, name string) (*parquet.File, error) {
+// OpenFile opens the Parquet file read through r, size bytes long, for
+// the raw access of a tool that copies rows (see Writer.WriteRows); name
+// names it in errors. Bloom filters are not read.
+func OpenFile(r io.ReaderAt, size int64, name string) (*parquet.File, error) {
 	pf, err := parquet.OpenFile(r, size, parquet.SkipBloomFilters(true))
 	if err != nil {
 		return nil, fmt.Errorf("open dataset %s: %w", name, err)
