@@ -108,7 +108,10 @@ func TestCounter_Reference(t *testing.T) {
 	if *update {
 		writeReference(t, texts)
 	}
-	want := readReference(t)
+	want, _ := readReference(t)
+	if len(want) == 0 {
+		t.Fatalf("no answers in %s: run `go test ./metrics -run TestCounter_Reference -update`", referenceFile)
+	}
 	c := mustCounter(t)
 	type tally struct{ texts, bytes, mismatches int }
 	tallies := make(map[string]*tally) // by mode and encoding
@@ -157,19 +160,45 @@ func TestCounter_Reference(t *testing.T) {
 	}
 }
 
-// readReference reads referenceFile: by a text's key, the mode and the
-// answer in each encoding, as answer gives them.
-func readReference(t *testing.T) map[string][]string {
+// referenceID identifies the reference: a hash of the pinned packages
+// and of the script that asks them. referenceFile's answers were given by
+// the reference its header names.
+func referenceID(t *testing.T) string {
 	t.Helper()
+	var both []byte
+	for _, name := range []string{"package.json", "count.cjs"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "reference", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		both = append(both, data...)
+	}
+	return textKey(string(both))
+}
+
+const referenceIDPrefix = "# reference: "
+
+// readReference reads referenceFile: by a text's key, the mode and the
+// answer in each encoding, as answer gives them; and the ID of the
+// reference that gave them ("" when the file is missing).
+func readReference(t *testing.T) (map[string][]string, string) {
+	t.Helper()
+	want := make(map[string][]string)
 	f, err := os.Open(referenceFile)
+	if os.IsNotExist(err) {
+		return want, ""
+	}
 	if err != nil {
-		t.Fatalf("%v (run `go test ./metrics -run TestCounter_Reference -update`)", err)
+		t.Fatal(err)
 	}
 	defer f.Close()
-	want := make(map[string][]string)
+	id := ""
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := sc.Text()
+		if rest, ok := strings.CutPrefix(line, referenceIDPrefix); ok {
+			id = rest
+		}
 		if line == "" || line[0] == '#' {
 			continue
 		}
@@ -186,15 +215,54 @@ func readReference(t *testing.T) map[string][]string {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return want
+	return want, id
 }
 
-// writeReference asks count.cjs for the answers on texts and writes them
-// to referenceFile. The reference packages are installed, at the versions
+// writeReference rewrites referenceFile with the answers for texts: those
+// it holds from the same reference are kept, the others asked of
+// count.cjs. The reference packages are installed, at the versions
 // package.json pins, into a directory of the user's cache named by a hash
 // of package.json.
 func writeReference(t *testing.T, texts []refText) {
 	t.Helper()
+	id := referenceID(t)
+	known, knownID := readReference(t)
+	if knownID != id {
+		known = map[string][]string{} // another reference: ask it all again
+	}
+	var ask []refText
+	for _, r := range texts {
+		if _, ok := known[textKey(r.text)]; !ok {
+			ask = append(ask, r)
+		}
+	}
+	answers := askReference(t, ask)
+	for k, r := range ask {
+		known[textKey(r.text)] = strings.Fields(answers[k])
+	}
+	t.Logf("%d texts: %d answers kept, %d asked", len(texts), len(texts)-len(ask), len(ask))
+	lines := make([]string, 0, len(texts))
+	for _, r := range texts {
+		key := textKey(r.text)
+		lines = append(lines, key+" "+strings.Join(known[key], " ")+"\n")
+	}
+	slices.Sort(lines)
+	head := "# The reference tokenizers' answers for the texts of TestCounter_Reference, written by\n" +
+		"# `go test ./metrics -run TestCounter_Reference -update` (see testdata/reference/count.cjs):\n" +
+		"# <SHA-256 of the text, 12 hex digits> t <cl100k_base count> <IDs hash> <o200k_base count> <IDs hash>\n" +
+		"# <SHA-256 of the text, 12 hex digits> p <cl100k_base pieces hash> <o200k_base pieces hash>\n" +
+		referenceIDPrefix + id + "\n"
+	if err := os.WriteFile(referenceFile, []byte(head+strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// askReference returns count.cjs's answer line for each text.
+func askReference(t *testing.T, texts []refText) []string {
+	t.Helper()
+	if len(texts) == 0 {
+		return nil
+	}
 	for _, tool := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("-update needs %s: %v", tool, err)
@@ -263,18 +331,7 @@ func writeReference(t *testing.T, texts []refText) {
 	if len(answers) != len(texts) {
 		t.Fatalf("count.cjs answered %d of %d texts", len(answers), len(texts))
 	}
-	lines := make([]string, 0, len(texts))
-	for k, r := range texts {
-		lines = append(lines, textKey(r.text)+" "+answers[k]+"\n")
-	}
-	slices.Sort(lines)
-	head := "# The reference tokenizers' answers for the texts of TestCounter_Reference, written by\n" +
-		"# `go test ./metrics -run TestCounter_Reference -update` (see testdata/reference/count.cjs):\n" +
-		"# <SHA-256 of the text, 12 hex digits> t <cl100k_base count> <IDs hash> <o200k_base count> <IDs hash>\n" +
-		"# <SHA-256 of the text, 12 hex digits> p <cl100k_base pieces hash> <o200k_base pieces hash>\n"
-	if err := os.WriteFile(referenceFile, []byte(head+strings.Join(lines, "")), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	return answers
 }
 
 // referenceTexts returns the texts of the comparison, each once: every
