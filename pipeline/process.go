@@ -137,7 +137,7 @@ func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempt
 	}
 	row.DOMNodes, row.TextNodes, row.InteractiveNodes = ptr(elements), ptr(texts), ptr(interactive)
 
-	html, err := p.meter.CountContext(ctx, load.HTML)
+	html, err := p.meter.Count(load.HTML)
 	if err != nil {
 		row.HTMLUncounted, row.HTMLTokensSkipped = true, space.SkipReason(err)
 		p.cfg.logger().Info("HTML tokens not counted", logPageID, t.PageID, logURL, t.URL, logSkipped, row.HTMLTokensSkipped, logError, err)

@@ -75,22 +75,6 @@ func (m *Meter) Count(text string) (Tokens, error) {
 	return t, nil
 }
 
-// CountContext counts text's tokens in every encoding of m as Count does,
-// but stops with ctx's error once ctx is done, and refuses a text the
-// tokenizer cannot count in bounded time (see metrics.Counter.CountContext):
-// the count of a page-sized text held to the page's time limit.
-func (m *Meter) CountContext(ctx context.Context, text string) (Tokens, error) {
-	var t Tokens
-	for _, enc := range m.encodings {
-		n, err := m.counter.CountContext(ctx, enc, text)
-		if err != nil {
-			return Tokens{}, err
-		}
-		t.set(enc, n)
-	}
-	return t, nil
-}
-
 // Measure measures a rendered space of any format against its page's
 // HTML token counts: handle counts (per letter for actionspace), sizes,
 // tokens of the text and, for actionspace, of the perception text, ratios,
@@ -98,9 +82,10 @@ func (m *Meter) CountContext(ctx context.Context, text string) (Tokens, error) {
 // LLM figures. The render time is the caller's to set (RenderMS), as only
 // it knows what it timed. A space without text (NoText) keeps sizes 0 and
 // tokens null; a format without a perception wrapper keeps the perception
-// columns 0 and null. Counting is held to ctx as CountContext holds it (a
-// page's html format is as long as its HTML). It fails only when counting
-// fails; the metrics then hold everything but the tokens.
+// columns 0 and null. Counting takes time linear in the text's length
+// (a page's html format is as long as its HTML) and is not held to ctx.
+// It fails only when counting fails; the metrics then hold everything but
+// the tokens.
 func (m *Meter) Measure(ctx context.Context, r Rendered, html Tokens) (dataset.SpaceMetrics, error) {
 	sm := dataset.SpaceMetrics{
 		ActionCount: int64(r.Handles),
@@ -151,7 +136,7 @@ func (m *Meter) Measure(ctx context.Context, r Rendered, html Tokens) (dataset.S
 	tok, err := html, error(nil)
 	if r.Format != FormatHTML || !m.counted(html) {
 		// (the html format's text is the page's HTML, counted once)
-		tok, err = m.CountContext(ctx, r.ActionSpace)
+		tok, err = m.Count(r.ActionSpace)
 	}
 	if err != nil {
 		sm.TokensSkipped = SkipReason(err)
@@ -159,7 +144,7 @@ func (m *Meter) Measure(ctx context.Context, r Rendered, html Tokens) (dataset.S
 	}
 	if r.actionSpace() {
 		sm.PerceptionBytes = int64(len(r.Perception))
-		ptok, err := m.CountContext(ctx, r.Perception)
+		ptok, err := m.Count(r.Perception)
 		if err != nil {
 			sm.TokensSkipped = SkipReason(err)
 			return sm, fmt.Errorf("count tokens: %w", err)
@@ -191,16 +176,13 @@ func (m *Meter) counted(t Tokens) bool {
 
 // SkipReason is why a count or measure that failed with err is missing,
 // as the *_skipped columns say it: dataset.SkippedDeadline when its time
-// limit ran out, dataset.SkippedTooLarge for a text the tokenizer cannot
-// count in bounded time, dataset.SkippedFailed otherwise.
+// limit ran out, dataset.SkippedFailed otherwise.
 func SkipReason(err error) string {
 	switch {
 	case err == nil:
 		return ""
 	case errors.Is(err, context.DeadlineExceeded):
 		return dataset.SkippedDeadline
-	case errors.Is(err, metrics.ErrUnsplittable):
-		return dataset.SkippedTooLarge
 	}
 	return dataset.SkippedFailed
 }
