@@ -14,6 +14,7 @@ import (
 
 	"actionspace/dataset"
 	"actionspace/internal/cli"
+	"actionspace/internal/soaktest"
 )
 
 // pss returns the proportional set size of pid in KiB, 0 when unknown.
@@ -38,14 +39,15 @@ var peakRSSLine = regexp.MustCompile(`peak RSS (\d+) MiB`)
 // pages.
 const memoryPage = "/fidelity/frame/leaf.html"
 
-// TestCrawl_MemoryFlat crawls 200 and then 2,000 distinct URLs (query
+// TestSoak_CrawlMemoryFlat crawls 200 and then 2,000 distinct URLs (query
 // variants of one small corpus page, with settling shortened) and requires
 // the crawl process's peak RSS (VmHWM, printed in its summary) at 2,000 to
 // be at most 1.3 times that at 200: nothing the crawl keeps grows with the
 // list. It logs both, and the peak RSS and PSS of the browser's process
 // tree. ACTIONSPACE_MEMORY_URLS=200,20000 measures other sizes (the first
-// is the reference).
-func TestCrawl_MemoryFlat(t *testing.T) {
+// is the reference). It takes minutes: it runs only under make soak.
+func TestSoak_CrawlMemoryFlat(t *testing.T) {
+	soaktest.Require(t, "crawl process memory flat from 200 to 2,000 URLs")
 	requireBrowser(t)
 	sizes := cmp.Or(os.Getenv("ACTIONSPACE_MEMORY_URLS"), "200,2000")
 	srv := startCorpus(t)

@@ -14,16 +14,25 @@ import (
 	"time"
 )
 
-// The S3-compatible server the tests run: SeaweedFS, built from source
-// through the Go module proxy, at this version.
+// The S3-compatible server the tests run: the Versity S3 gateway
+// (versitygw) over its POSIX backend, built from source through the Go
+// module proxy, at this version. It is one process that keeps objects as
+// files in a directory, starts in well under a second, and publishes a
+// conditional write (If-None-Match: * on PutObject, CompleteMultipartUpload
+// and CopyObject) under a per-key lock, so that create-if-absent is
+// honoured as on S3. A cold build takes about a minute; see Build.
 const (
-	Module  = "github.com/seaweedfs/seaweedfs"
-	Version = "v0.0.0-20261109003541-7506e5f91cd6"
+	Module  = "github.com/versity/versitygw"
+	Version = "v1.8.0"
+	// Package is the main package inside Module.
+	Package = "./cmd/versitygw"
+	// binName is the binary's name in the cache.
+	binName = "versitygw"
 )
 
-// BinaryEnv, when set, is the path of a weed binary to use instead of the
-// one in the cache.
-const BinaryEnv = "ACTIONSPACE_WEED"
+// BinaryEnv, when set, is the path of a versitygw binary to use instead of
+// the one in the cache.
+const BinaryEnv = "ACTIONSPACE_S3_SERVER"
 
 // CachePath returns where Build puts the binary: inside the Go module cache
 // (which CI keeps between runs), in a folder of its own named after the
@@ -34,11 +43,11 @@ func CachePath(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(modcache, "cache", "actionspace", "seaweedfs-"+Version, "weed"), nil
+	return filepath.Join(modcache, "cache", "actionspace", binName+"-"+Version, binName), nil
 }
 
-// Find returns the weed binary: BinaryEnv if set, else the cached build. It
-// does not build; an error says how to.
+// Find returns the server binary: BinaryEnv if set, else the cached build.
+// It does not build; an error says how to.
 func Find(ctx context.Context) (string, error) {
 	if p := os.Getenv(BinaryEnv); p != "" {
 		if _, err := os.Stat(p); err != nil {
@@ -51,17 +60,17 @@ func Find(ctx context.Context) (string, error) {
 		return "", err
 	}
 	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("no SeaweedFS build at %s (run make setup): %w", p, err)
+		return "", fmt.Errorf("no %s build at %s (run make setup-test): %w", binName, p, err)
 	}
 	return p, nil
 }
 
-// Build returns the cached weed binary, building it first when it is
+// Build returns the cached server binary, building it first when it is
 // missing: it downloads the module source through the module proxy and
-// compiles ./weed inside it, as its own main module, so that its go.mod
-// (with its replace directive, which `go install module@version` refuses)
-// decides the dependencies and ours does not gain them. Progress goes to
-// log. A cold build takes minutes; a cached one returns at once.
+// compiles Package inside it, as its own main module, so that its go.mod
+// decides the dependencies (exactly as `go install module@version` would)
+// and ours does not gain them. Progress goes to log. A cold build takes
+// about a minute on two idle cores; a cached one returns at once.
 func Build(ctx context.Context, log io.Writer) (string, error) {
 	if p, err := Find(ctx); err == nil {
 		return p, nil
@@ -70,7 +79,7 @@ func Build(ctx context.Context, log io.Writer) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	fmt.Fprintf(log, "s3test: building SeaweedFS %s into %s\n", Version, dst)
+	fmt.Fprintf(log, "s3test: building %s %s into %s\n", Module, Version, dst)
 	start := time.Now()
 
 	// Outside any module, so that no go.mod or go.work of ours applies.
@@ -89,7 +98,7 @@ func Build(ctx context.Context, log io.Writer) (string, error) {
 		return "", err
 	}
 	tmp := dst + ".tmp"
-	_, errOut, err = goCmd(ctx, info.Dir, log, "build", "-trimpath", "-buildvcs=false", "-o", tmp, "./weed")
+	_, errOut, err = goCmd(ctx, info.Dir, log, "build", "-trimpath", "-buildvcs=false", "-o", tmp, Package)
 	if err != nil {
 		os.Remove(tmp)
 		return "", fmt.Errorf("build %s@%s: %w\n%s", Module, Version, err, tail(errOut, 4000))
@@ -97,7 +106,7 @@ func Build(ctx context.Context, log io.Writer) (string, error) {
 	if err := os.Rename(tmp, dst); err != nil {
 		return "", err
 	}
-	fmt.Fprintf(log, "s3test: built SeaweedFS in %s\n", time.Since(start).Round(time.Second))
+	fmt.Fprintf(log, "s3test: built %s in %s\n", binName, time.Since(start).Round(time.Second))
 	return dst, nil
 }
 
