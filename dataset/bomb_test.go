@@ -2,11 +2,15 @@ package dataset
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 // bomb returns a zstd frame of a few kilobytes that decompresses to n
@@ -91,5 +95,54 @@ func TestOpenFile_hostileFooter(t *testing.T) {
 		if alloc > 1<<20 {
 			t.Errorf("footer length %d: refusing allocated %d bytes", n, alloc)
 		}
+	}
+}
+
+// TestOpenFile_hostilePageIndex: a footer that claims a page index of
+// 2 GiB does not make OpenFile or a scan allocate it: the page index is
+// not read.
+func TestOpenFile_hostilePageIndex(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter[PageRow](&buf, "pages", Metadata{}, WriterConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if err := w.Write(pageRow(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	file := buf.Bytes()
+	n := int(binary.LittleEndian.Uint32(file[len(file)-8:]))
+	start := len(file) - 8 - n
+	var md format.FileMetaData
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), file[start:len(file)-8], &md); err != nil {
+		t.Fatal(err)
+	}
+	for r := range md.RowGroups {
+		for c := range md.RowGroups[r].Columns {
+			md.RowGroups[r].Columns[c].ColumnIndexOffset = 4
+			md.RowGroups[r].Columns[c].ColumnIndexLength = math.MaxInt32
+		}
+	}
+	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostile := append(bytes.Clone(file[:start]), footer...)
+	hostile = binary.LittleEndian.AppendUint32(hostile, uint32(len(footer)))
+	hostile = append(hostile, "PAR1"...)
+	var rows int
+	alloc := allocated(func() {
+		err = ScanAt(bytes.NewReader(hostile), int64(len(hostile)), "hostile", func(PageRow) error { rows++; return nil })
+	})
+	if err != nil || rows != 3 {
+		t.Errorf("scan of a file claiming a 2 GiB page index: %d rows, %v; want the 3 rows", rows, err)
+	}
+	if alloc > 64<<20 {
+		t.Errorf("scan allocated %d bytes, want the page index left unread", alloc)
 	}
 }

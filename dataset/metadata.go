@@ -143,12 +143,15 @@ func openParquet(path string) (*os.File, *parquet.File, error) {
 
 // OpenFile opens the Parquet file read through r, size bytes long, for
 // the raw access of a tool that copies rows (see Writer.WriteRows); name
-// names it in errors. Bloom filters are not read.
+// names it in errors. A file is untrusted input: its footer's length is
+// checked before a reader allocates it, and neither the bloom filters nor
+// the page index (whose lengths the footer gives, and a reader would
+// allocate) are read; a scan needs neither.
 func OpenFile(r io.ReaderAt, size int64, name string) (*parquet.File, error) {
 	if err := checkFooter(r, size); err != nil {
 		return nil, fmt.Errorf("open dataset %s: %w", name, err)
 	}
-	pf, err := parquet.OpenFile(r, size, parquet.SkipBloomFilters(true))
+	pf, err := parquet.OpenFile(r, size, parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
 	if err != nil {
 		return nil, fmt.Errorf("open dataset %s: %w", name, err)
 	}
