@@ -83,6 +83,7 @@ type sweeper struct {
 	cells     []Cell
 	meter     *space.Meter
 	renderers space.Renderers
+	limits    recordLimits // of the dataset's records
 }
 
 // Sweep re-renders every captured page of a crawl dataset (see
@@ -116,6 +117,10 @@ func Sweep(ctx context.Context, cfg Config, in *parts.Dataset, out store.Store) 
 	if err != nil {
 		return nil, fmt.Errorf("crawl dataset: %w", err)
 	}
+	limits, err := limitsOf(meta.Config)
+	if err != nil {
+		return nil, err
+	}
 	pages, err := readPages(ctx, in)
 	if err != nil {
 		return nil, err
@@ -129,7 +134,7 @@ func Sweep(ctx context.Context, cfg Config, in *parts.Dataset, out store.Store) 
 	if err != nil {
 		return nil, err
 	}
-	s := &sweeper{cfg: cfg, cells: cfg.Cells(), meter: meter,
+	s := &sweeper{cfg: cfg, cells: cfg.Cells(), meter: meter, limits: limits,
 		renderers: space.Renderers{space.ModeFast: space.Fast{}, space.ModeDeep: cfg.Deep}}
 
 	runCfg := cfg.record()
@@ -373,25 +378,26 @@ func (c Cell) setting() space.Setting {
 // or no playwright-ai rows), logged when warn is set.
 func (s *sweeper) load(p pageColumns, warn bool) (*space.Page, time.Duration, error) {
 	start := time.Now()
-	tree, err := decode(p.Capture)
+	tree, err := decode(p.Capture, s.limits.capture)
 	d := time.Since(start)
 	if err != nil {
 		return nil, d, err
 	}
-	rec, err := decodeRecord(p.AXTree, p.AXTreeEncoding, axtree.Parse)
+	rec, err := decodeRecord(p.AXTree, p.AXTreeEncoding, s.limits.axtree, axtree.Parse)
 	if err != nil && warn {
 		s.cfg.logger().Warn("accessibility tree does not decode: no recall, no axtree rows", logPageID, p.PageID, logURL, p.URL, logError, err)
 	}
-	snap, err := decodeRecord(p.AISnapshot, p.AISnapshotEncoding, axtree.ParseSnapshotRecord)
+	snap, err := decodeRecord(p.AISnapshot, p.AISnapshotEncoding, s.limits.snapshot, axtree.ParseSnapshotRecord)
 	if err != nil && warn {
 		s.cfg.logger().Warn("AI snapshot does not decode: no playwright-ai rows", logPageID, p.PageID, logURL, p.URL, logError, err)
 	}
 	return space.NewPage(tree, rec, snap, p.HTML), d, nil
 }
 
-// decode turns a stored capture into a tree.
-func decode(packed []byte) (*dom.Tree, error) {
-	raw, err := dataset.DecompressCapture(packed)
+// decode turns a stored capture into a tree, refusing one that
+// decompresses to more than limit bytes.
+func decode(packed []byte, limit int64) (*dom.Tree, error) {
+	raw, err := dataset.DecompressCaptureMax(packed, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -403,15 +409,16 @@ func decode(packed []byte) (*dom.Tree, error) {
 }
 
 // decodeRecord decodes a stored record (the accessibility tree, the AI
-// snapshot) with parse; nil, without error, when none was stored.
-func decodeRecord[T any](packed []byte, encoding string, parse func([]byte) (*T, error)) (*T, error) {
+// snapshot) of at most limit bytes with parse; nil, without error, when
+// none was stored.
+func decodeRecord[T any](packed []byte, encoding string, limit int64, parse func([]byte) (*T, error)) (*T, error) {
 	if len(packed) == 0 {
 		return nil, nil
 	}
 	if encoding != dataset.CaptureEncoding {
 		return nil, fmt.Errorf("encoding %q: want %q", encoding, dataset.CaptureEncoding)
 	}
-	raw, err := dataset.DecompressCapture(packed)
+	raw, err := dataset.DecompressCaptureMax(packed, limit)
 	if err != nil {
 		return nil, err
 	}

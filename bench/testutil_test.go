@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http/httptest"
@@ -51,6 +52,12 @@ type datasetOptions struct {
 	// noSnapshot leaves the AI snapshots out of the pages listed (by
 	// corpus page name, e.g. "news"); "*" leaves out every one.
 	noSnapshot []string
+	// config is the crawl's recorded configuration (Metadata.Config):
+	// its caps bound the records the bench decodes.
+	config string
+	// bomb adds a page whose capture is a few kilobytes that decompress
+	// to bomb bytes.
+	bomb int
 }
 
 // writeCaptureDataset writes a crawl dataset at dir (one part of each
@@ -60,7 +67,7 @@ type datasetOptions struct {
 // returns dir.
 func writeCaptureDataset(tb testing.TB, dir string, captures []string, o datasetOptions) string {
 	tb.Helper()
-	w, err := parts.Create(context.Background(), dir, dataset.Metadata{RunID: "stored-captures", BrowserVersion: "stored"}, parts.Config{})
+	w, err := parts.Create(context.Background(), dir, dataset.Metadata{RunID: "stored-captures", BrowserVersion: "stored", Config: o.config}, parts.Config{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -109,6 +116,17 @@ func writeCaptureDataset(tb testing.TB, dir string, captures []string, o dataset
 			tb.Fatal(err)
 		}
 		if err := w.Write(okRow("http://corpus.test/corrupt.html", "Corrupt", "<html></html>", packed, at)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if o.bomb > 0 {
+		raw := bytes.Repeat([]byte(" "), o.bomb)
+		copy(raw, `{"version":1,"page":{"url":"`)
+		packed, err := dataset.CompressCapture(raw)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := w.Write(okRow("http://corpus.test/bomb.html", "Bomb", "<html></html>", packed, at)); err != nil {
 			tb.Fatal(err)
 		}
 	}

@@ -49,7 +49,7 @@ func Scan[T any](path string, fn func(T) error) error {
 		return err
 	}
 	defer f.Close()
-	return scanFile(pf, path, fn)
+	return ScanFile(pf, path, fn)
 }
 
 // ScanAt is Scan over a dataset file read through r, size bytes long: an
@@ -60,11 +60,11 @@ func ScanAt[T any](r io.ReaderAt, size int64, name string, fn func(T) error) err
 	if err != nil {
 		return err
 	}
-	return scanFile(pf, name, fn)
+	return ScanFile(pf, name, fn)
 }
 
-// scanFile is Scan over an open file.
-func scanFile[T any](pf *parquet.File, path string, fn func(T) error) error {
+// ScanFile is Scan over a file OpenFile opened; name names it in errors.
+func ScanFile[T any](pf *parquet.File, path string, fn func(T) error) error {
 	rowType := reflect.TypeFor[T]()
 	if rowType.Kind() != reflect.Struct {
 		return fmt.Errorf("scan %s: row type %v is not a struct", path, rowType)

@@ -27,7 +27,8 @@ type Dataset struct {
 // Open opens the crawl dataset at loc, a directory or a location URL (see
 // store.Open), and lists its parts (Keys). A dataset without pages parts
 // is an error, and so is a missing directory (which store.Open would
-// create).
+// create), and a dataset of another schema version than this build's
+// (Scan refuses every part of one).
 func Open(ctx context.Context, loc string) (*Dataset, error) {
 	d := &Dataset{Loc: store.Redact(loc)}
 	if !strings.Contains(loc, "://") {
@@ -45,6 +46,12 @@ func Open(ctx context.Context, loc string) (*Dataset, error) {
 	}
 	if err == nil && len(d.Pages) == 0 {
 		err = fmt.Errorf("no pages files (want %s)", dataset.PagesGlob)
+	}
+	if err == nil {
+		var meta dataset.Metadata
+		if meta, err = ReadMetadata(ctx, st, d.Pages[0]); err == nil {
+			err = checkVersion(meta, d.Pages[0])
+		}
 	}
 	if err != nil {
 		st.Close()
@@ -90,14 +97,36 @@ func IsDataset(arg string) bool {
 }
 
 // Scan is dataset.Scan over the object at key of st, read by ranged
-// reads.
+// reads. A part of another schema version than this build's is refused
+// before any row is read: a dataset is untrusted input, and its columns
+// mean what this version's row structs say only in this version.
 func Scan[T any](ctx context.Context, st store.Store, key string, fn func(T) error) error {
 	r, err := st.OpenReader(ctx, key)
 	if err != nil {
 		return fmt.Errorf("scan: %w", err)
 	}
 	defer r.Close()
-	return dataset.ScanAt(r, r.Size(), st.String()+key, fn)
+	name := st.String() + key
+	pf, err := dataset.OpenFile(r, r.Size(), name)
+	if err != nil {
+		return err
+	}
+	meta, err := dataset.FileMetadata(pf, name)
+	if err != nil {
+		return err
+	}
+	if err := checkVersion(meta, name); err != nil {
+		return err
+	}
+	return dataset.ScanFile(pf, name, fn)
+}
+
+// checkVersion refuses a file of another schema version than this build's.
+func checkVersion(meta dataset.Metadata, name string) error {
+	if meta.SchemaVersion != dataset.SchemaVersion {
+		return fmt.Errorf("%s: schema version %d, and this build reads version %d only: read it with the build that wrote it", name, meta.SchemaVersion, dataset.SchemaVersion)
+	}
+	return nil
 }
 
 // ReadMetadata is dataset.ReadMetadata of the object at key of st.

@@ -269,13 +269,13 @@ func TestParts_Interval(t *testing.T) {
 	}
 }
 
-// TestOpenForResume_AfterKill builds what kills at several moments leave —
+// TestResume_AfterKill builds what kills at several moments leave —
 // the files in the making of an open part, a pending file whose pages part
 // never landed, pending files of a committed part not yet rolled forward,
 // a roll-forward killed between its copy and its delete, and another
 // table's part without a pages part — and checks what a resume makes of
 // it.
-func TestOpenForResume_AfterKill(t *testing.T) {
+func TestResume_AfterKill(t *testing.T) {
 	backends(t, func(t *testing.T, open func(t *testing.T) store.Store) {
 		ctx := context.Background()
 		st := open(t)
@@ -360,10 +360,10 @@ func TestOpenForResume_AfterKill(t *testing.T) {
 	})
 }
 
-// TestOpenForResume_Retry: failed rows that Retry picks are crawled again
+// TestResume_Retry: failed rows that Retry picks are crawled again
 // and superseded: after the resume every page has one row, the new one,
 // and the parts that held the old rows are gone.
-func TestOpenForResume_Retry(t *testing.T) {
+func TestResume_Retry(t *testing.T) {
 	backends(t, func(t *testing.T, open func(t *testing.T) store.Store) {
 		ctx := context.Background()
 		st := open(t)
@@ -631,8 +631,8 @@ func TestOutput_Lock(t *testing.T) {
 	})
 }
 
-// TestPartsConfig_Validate names the bad field.
-func TestPartsConfig_Validate(t *testing.T) {
+// TestConfig_Validate names the bad field.
+func TestConfig_Validate(t *testing.T) {
 	tests := []struct {
 		cfg  Config
 		want string
@@ -688,12 +688,12 @@ func TestPartNumber(t *testing.T) {
 	}
 }
 
-// TestOpenForResume_Duplicates: what a crash between a retried page's
+// TestResume_Duplicates: what a crash between a retried page's
 // commit and the rewrite of its old part leaves — two rows of one page —
 // is cleaned up by the next resume, which keeps the newer row; so is a
 // rewritten part's copy left beside its original (equal rows: the later
 // part wins).
-func TestOpenForResume_Duplicates(t *testing.T) {
+func TestResume_Duplicates(t *testing.T) {
 	ctx := context.Background()
 	st := store.NewMemory(t.Name())
 	out := openOutput(t, st, Config{PartPages: 2})

@@ -225,14 +225,21 @@ func Open(ctx context.Context, loc string, cfg Config) (Store, error) {
 	return open(ctx, u, cfg.WithDefaults())
 }
 
+// MaxReadAll bounds the objects ReadAll reads whole: it allocates the
+// object's size at once, and an object is not always this process's own.
+const MaxReadAll = 64 << 20
+
 // ReadAll reads the whole object at key of s; for small objects (markers,
-// manifests, locks).
+// manifests, locks). An object larger than MaxReadAll is refused.
 func ReadAll(ctx context.Context, s Store, key string) ([]byte, error) {
 	r, err := s.OpenReader(ctx, key)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
+	if r.Size() > MaxReadAll {
+		return nil, fmt.Errorf("read %s%s: %d bytes, more than the %d a small object may hold", s, key, r.Size(), MaxReadAll)
+	}
 	b := make([]byte, r.Size())
 	if _, err := r.ReadAt(b, 0); err != nil && !errors.Is(err, io.EOF) {
 		return nil, err

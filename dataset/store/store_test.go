@@ -211,3 +211,22 @@ func TestJoinAndRedact(t *testing.T) {
 		t.Errorf("Redact kept a secret: %q", got)
 	}
 }
+
+// TestReadAll_refusesLarge: ReadAll allocates an object's size, so it
+// refuses one larger than MaxReadAll.
+func TestReadAll_refusesLarge(t *testing.T) {
+	ctx := context.Background()
+	m := store.NewMemory(t.Name())
+	if err := store.Put(ctx, m, "big", make([]byte, store.MaxReadAll+1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.ReadAll(ctx, m, "big"); err == nil || !strings.Contains(err.Error(), "small object") {
+		t.Errorf("ReadAll of %d bytes: %v, want it refused", store.MaxReadAll+1, err)
+	}
+	if err := store.Put(ctx, m, "small", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := store.ReadAll(ctx, m, "small"); err != nil || string(b) != "x" {
+		t.Errorf("ReadAll of a small object: %q, %v", b, err)
+	}
+}
