@@ -75,6 +75,7 @@ func htmlPage(w http.ResponseWriter, title, body string) {
 // its error page instead), and "localhost" is private by its name, while a listed URL on
 // 127.0.0.2 itself loads. --allow-private lets everything through.
 func TestNetwork_Policy(t *testing.T) {
+	t.Parallel()
 	requireChromium(t)
 	inner := startHitServer(t, "127.0.0.2:0", func(*hitServer) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -211,6 +212,7 @@ func TestNetwork_Policy(t *testing.T) {
 // private address is private, one that resolves to a link-local address is
 // refused to every page, and each name is resolved once per load.
 func TestNetGuard_ResolvedNames(t *testing.T) {
+	t.Parallel()
 	g := newNetGuard(pipeline.NetworkConfig{})
 	lookups := map[string]int{}
 	g.lookup = func(_ context.Context, host string) ([]netip.Addr, error) {
