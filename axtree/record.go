@@ -83,6 +83,9 @@ type Node struct {
 	Role  string `json:"role"`
 	Name  string `json:"name,omitempty"`
 	Value string `json:"val,omitempty"`
+	// Password marks a password input's node: its value (Chromium's mask,
+	// as long as the password) and the text below it are not recorded.
+	Password bool `json:"pw,omitempty"`
 	// Ignored marks a node left out of the accessibility tree that
 	// assistive technology sees (not rendered, aria-hidden, presentational
 	// …); IgnoredWhy holds the reasons Chromium gave.

@@ -375,14 +375,15 @@ func (p *pwPage) loadPage(ctx context.Context, rawURL string) (*pipeline.Load, e
 	if err != nil {
 		return ld, p.fail(ctx, rawURL, "content", pipeline.KindCapture, err)
 	}
-	// Password values out first, then the cut: what is stored and
-	// counted is a prefix of the redacted HTML.
+	// Password and hidden values out first, then the cut: what is stored
+	// and counted is a prefix of the redacted HTML.
 	ld.HTMLBytes = len(html)
-	html, _ = dom.RedactSecrets(html)
-	ld.HTML, ld.HTMLTruncated = dom.CutHTML(html, p.cfg.MaxHTMLBytes)
+	secrets := p.readSecrets(worlds, rawURL)
+	ld.HTML, ld.HTMLTruncated = dom.CutHTML(secrets.html(html), p.cfg.MaxHTMLBytes)
 	ld.FinalURL = tab.page.URL()
+	secrets.load(ld)
 
-	p.takeExtras(ctx, tab, rawURL, AXTreeInput{Session: tab.cdp, Worlds: worlds, FrameSession: sessions.get}, p.cfg.Extras, ld)
+	p.takeExtras(ctx, tab, rawURL, AXTreeInput{Session: tab.cdp, Worlds: worlds, FrameSession: sessions.get}, p.cfg.Extras, secrets, ld)
 	return ld, nil
 }
 
