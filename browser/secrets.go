@@ -70,10 +70,12 @@ func (s *pageSecrets) html(src string) string {
 	return out
 }
 
-// load scrubs the capture record and the final URL of ld.
+// load scrubs the capture record and the final URL of ld; the final URL
+// also loses any user information (a redirect may add some), as the URL
+// list's URLs do (pipeline.RedactUserInfo).
 func (s *pageSecrets) load(ld *pipeline.Load) {
 	ld.Capture, _ = s.scrub.ScrubJSON(ld.Capture)
-	ld.FinalURL, _ = s.scrub.Scrub(ld.FinalURL)
+	ld.FinalURL, _ = s.scrub.Scrub(pipeline.RedactUserInfo(ld.FinalURL))
 }
 
 // axTree scrubs the secrets from every string of an accessibility tree

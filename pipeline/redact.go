@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"net/url"
+	"regexp"
 	"strings"
 )
 
@@ -44,4 +45,29 @@ func RedactErrorText(msg, raw string) string {
 		}
 	}
 	return msg
+}
+
+// RedactedUser stands for the user information of a URL in what is
+// stored and logged of it: "https://redacted@host/path".
+const RedactedUser = "redacted"
+
+// userInfo matches a URL's scheme and authority up to its last "@": the
+// authority ends at the first "/", "?", "#" or "\\" (which browsers
+// read as "/"). Browsers read "http:user:pw@host" as "http://user:pw@host"
+// (the slashes of the special schemes are optional); other schemes have
+// an authority only after "//" (so "mailto:a@b" has none).
+var userInfo = regexp.MustCompile(`^((?i:https?|wss?|ftp):[/\\]*|[A-Za-z][A-Za-z0-9+.-]*://)([^/?#\\]*)@`)
+
+// HasUserInfo reports whether raw, read as browsers read URLs, carries
+// user information (user:password@ before the host), whether or not the
+// rest of it parses.
+func HasUserInfo(raw string) bool { return userInfo.MatchString(raw) }
+
+// RedactUserInfo returns raw with its user information replaced by
+// RedactedUser, and raw itself when it has none.
+func RedactUserInfo(raw string) string {
+	if !HasUserInfo(raw) {
+		return raw
+	}
+	return userInfo.ReplaceAllString(raw, "${1}"+RedactedUser+"@")
 }
