@@ -194,10 +194,8 @@ type PageRow struct {
 	// options listed), "nodes" (the walk stopped at --max-nodes, or a
 	// frame was left out for it), "chars" (the walk stopped at
 	// --max-capture-chars) and "frames" (a cross-origin frame left out:
-	// past --max-frames, or nested more than 4 deep) and "secrets" (more
-	// password and hidden values than --max-secrets, or --max-capture-chars
-	// characters of them: the rest were not scrubbed from the page's text,
-	// see docs/secrets.md). "nodes" and "chars" also set capture_truncated. An empty list when nothing was cut, and
+	// past --max-frames, or nested more than 4 deep). "nodes" and "chars"
+	// also set capture_truncated. An empty list when nothing was cut, and
 	// for failed pages.
 	CaptureCapped []string `parquet:"capture_capped,list"`
 	// CaptureChars is the number of characters (UTF-16 code units) of the
