@@ -70,12 +70,11 @@ func (s *pageSecrets) html(src string) string {
 	return out
 }
 
-// load scrubs the capture record and the final URL of ld; the final URL
-// also loses any user information (a redirect may add some), as the URL
-// list's URLs do (pipeline.RedactUserInfo).
+// load scrubs the capture record and the final URL of ld (whose user
+// information the pipeline takes out of every row, failed or not).
 func (s *pageSecrets) load(ld *pipeline.Load) {
 	ld.Capture, _ = s.scrub.ScrubJSON(ld.Capture)
-	ld.FinalURL, _ = s.scrub.Scrub(pipeline.RedactUserInfo(ld.FinalURL))
+	ld.FinalURL, _ = s.scrub.Scrub(ld.FinalURL)
 }
 
 // axTree scrubs the secrets from every string of an accessibility tree

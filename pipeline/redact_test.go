@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestRedactEndpoint(t *testing.T) {
@@ -102,5 +103,27 @@ func TestReadTargets_UserInfo(t *testing.T) {
 		if strings.Contains(text, s) {
 			t.Errorf("%q is in the targets or the logs: %s", s, text)
 		}
+	}
+}
+
+// TestProcessor_FinalURLWithoutUserInfo: a load whose final URL gained
+// user information (a redirect) gives a row without it, failed or not.
+func TestProcessor_FinalURLWithoutUserInfo(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.RunID = "final-url"
+	cfg.Logger = testLogger(t)
+	p, err := newProcessor(cfg, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := "http://example.test/start"
+	tgt := Target{PageID: PageID(u), URL: u}
+	load := &Load{FinalURL: "http://alice:hunter2-pw@example.test/landing", HTTPStatus: 500}
+	res := p.failed(tgt, load, &PageError{Kind: KindHTTP, URL: u, Err: &StatusError{Code: 500}}, 1, time.Now())
+	if got, want := res.Page.FinalURL, "http://redacted@example.test/landing"; got != want {
+		t.Errorf("final_url %q, want %q", got, want)
+	}
+	if s := fmt.Sprintf("%+v", res.Page); strings.Contains(s, "hunter2-pw") || strings.Contains(s, "alice") {
+		t.Errorf("the row holds the credentials: %s", s)
 	}
 }
