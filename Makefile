@@ -1,19 +1,28 @@
 # actionspace — set-up, the main job, the tests.
 #
-#   make bench   crawl the bundled corpus and sweep it (runs set-up first)
+#   make bench   crawl the bundled corpus and sweep it (runs setup first)
 #   make crawl   crawl the bundled corpus into results/runs/<run-id>/
-#   make test    run every test, real Chromium included (runs set-up first)
+#   make test    run every test, real Chromium included (runs setup-test first)
+#   make soak    the long soak and timing tests (minutes each), on their own
+#
+# setup installs what the main job needs: Chromium, Node.js and the
+# Playwright driver. setup-test adds what only the tests need: the
+# S3-compatible test server (compiled from source once, into the module
+# cache) and python3-zstandard (the dataset card's recipe is tested).
 
 GO       ?= go
 CHROMIUM ?= /usr/bin/chromium
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS     ?=
 
-.PHONY: all setup crawl bench bench-check test test-short vet goldens clean
+# SOAK_TIMEOUT bounds make soak; the soak tests take minutes each.
+SOAK_TIMEOUT ?= 60m
+
+.PHONY: all setup setup-test crawl bench bench-check test test-short soak vet goldens clean
 
 all: test
 
-# setup is idempotent: each step checks before it acts.
+# setup and setup-test are idempotent: each step checks before it acts.
 setup:
 	@if [ ! -x "$(CHROMIUM)" ]; then \
 		echo "setup: installing Debian chromium"; \
@@ -23,12 +32,13 @@ setup:
 		echo "setup: installing Debian nodejs"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq nodejs; \
 	fi
+	@$(GO) run ./cmd/setup
+
+setup-test: setup
 	@if ! python3 -c 'import zstandard' 2>/dev/null && ! /usr/bin/python3 -c 'import zstandard' 2>/dev/null; then \
-		echo "setup: installing Debian python3-zstandard (the dataset card's recipe is tested)"; \
+		echo "setup-test: installing Debian python3-zstandard (the dataset card's recipe is tested)"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3 python3-zstandard; \
 	fi
-	@$(GO) mod download
-	@$(GO) run ./cmd/setup
 	@$(GO) run ./internal/s3test/s3setup
 
 crawl: setup
@@ -45,17 +55,24 @@ bench-check: setup
 	$(GO) run ./cmd/bench --baseline results/baseline/summary.json $(ARGS)
 
 # test runs every test once on real Chromium and against the S3-compatible
-# test server (built once by setup into the module cache), and the
+# test server (built once by setup-test into the module cache), and the
 # browser-free tests a second time under the race detector (racing the
 # browser tests too would double a suite that 2 cores already need most of
-# their time for).
-test: setup vet
+# their time for). The soak and timing tests skip, saying so: make soak
+# runs them.
+test: setup-test vet
 	$(GO) test -race -short -count=1 -timeout 20m ./...
 	ACTIONSPACE_REQUIRE_CHROMIUM=1 ACTIONSPACE_REQUIRE_S3=1 $(GO) test -count=1 -timeout 60m ./...
 
 # test-short skips everything that needs Chromium.
 test-short:
 	$(GO) test -short ./...
+
+# soak runs only the tests that ACTIONSPACE_SOAK=1 lets run (a crawl of
+# thousands of URLs, the renderer's timing on the largest pages): each
+# takes minutes, and each says in its skip message what it measures.
+soak: setup-test
+	ACTIONSPACE_SOAK=1 ACTIONSPACE_REQUIRE_CHROMIUM=1 ACTIONSPACE_REQUIRE_S3=1 $(GO) test -count=1 -timeout $(SOAK_TIMEOUT) -run 'Soak' ./...
 
 vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -65,7 +82,7 @@ vet:
 # goldens re-captures the corpus into render/testdata and rewrites the
 # golden renderings; review the diff before committing.
 goldens: setup
-	$(GO) run ./internal/goldens render/testdata
+	$(GO) run ./tools/goldens render/testdata
 	$(GO) test ./render -run Golden -update
 
 clean:

@@ -65,7 +65,7 @@ func BenchmarkRenderPage(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, z := range packed {
-			tree, err := decode(z)
+			tree, err := decode(z, dataset.MaxCaptureBytes)
 			if err != nil {
 				b.Fatal(err)
 			}

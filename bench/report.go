@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/dataset/store"
 	"actionspace/metrics"
 	"actionspace/render"
@@ -23,13 +24,13 @@ import (
 // (SVG) and report.md. gate, if not nil, is the comparison with a
 // baseline and goes into the report. Every file appears complete or not
 // at all, replacing an earlier run's (store.Store.Replace).
-func WriteResults(ctx context.Context, out *store.Store, r *Result, gate *Gate) error {
+func WriteResults(ctx context.Context, out store.Store, r *Result, gate *Gate) error {
 	s := &r.Summary
 	sw, err := out.Replace(ctx, SummaryFile)
 	if err != nil {
 		return err
 	}
-	w, err := dataset.NewWriter[CellSummary](sw, dataset.Metadata{
+	w, err := parts.NewFile[CellSummary](sw, SummaryFile, dataset.Metadata{
 		ToolVersion:    s.ToolVersion,
 		BrowserVersion: s.Input.BrowserVersion,
 		RunID:          s.RunID,
@@ -71,7 +72,7 @@ func WriteResults(ctx context.Context, out *store.Store, r *Result, gate *Gate) 
 
 // writeObject writes data to the object name of out, which holds either
 // the old or the complete new content.
-func writeObject(ctx context.Context, out *store.Store, name string, data []byte) error {
+func writeObject(ctx context.Context, out store.Store, name string, data []byte) error {
 	w, err := out.Replace(ctx, name)
 	if err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 
 	"actionspace/axtree"
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/dataset/store"
 	"actionspace/dom"
 	"actionspace/render"
@@ -82,10 +83,11 @@ type sweeper struct {
 	cells     []Cell
 	meter     *space.Meter
 	renderers space.Renderers
+	limits    recordLimits // of the dataset's records
 }
 
 // Sweep re-renders every captured page of a crawl dataset (see
-// OpenDataset) under every cell of cfg, without a browser, and
+// parts.Open) under every cell of cfg, without a browser, and
 // streams one CellRow per page × cell into cells.parquet of out (a
 // directory or a bucket prefix; see WriteResults), in the
 // blobs files' order and the cells' order.
@@ -103,7 +105,7 @@ type sweeper struct {
 // capture that does not decode gives error rows. Sweep fails when the
 // input cannot be read, the output cannot be written or ctx is canceled;
 // cells.parquet then holds the rows finished so far.
-func Sweep(ctx context.Context, cfg Config, in Dataset, out *store.Store) (*Result, error) {
+func Sweep(ctx context.Context, cfg Config, in *parts.Dataset, out store.Store) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -111,9 +113,13 @@ func Sweep(ctx context.Context, cfg Config, in Dataset, out *store.Store) (*Resu
 	if len(in.Pages) == 0 {
 		return nil, fmt.Errorf("crawl dataset: no pages files")
 	}
-	meta, err := dataset.ReadObjectMetadata(ctx, in.Store, in.Pages[0])
+	meta, err := in.Metadata(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("crawl dataset: %w", err)
+	}
+	limits, err := limitsOf(meta.Config)
+	if err != nil {
+		return nil, err
 	}
 	pages, err := readPages(ctx, in)
 	if err != nil {
@@ -128,7 +134,7 @@ func Sweep(ctx context.Context, cfg Config, in Dataset, out *store.Store) (*Resu
 	if err != nil {
 		return nil, err
 	}
-	s := &sweeper{cfg: cfg, cells: cfg.Cells(), meter: meter,
+	s := &sweeper{cfg: cfg, cells: cfg.Cells(), meter: meter, limits: limits,
 		renderers: space.Renderers{space.ModeFast: space.Fast{}, space.ModeDeep: cfg.Deep}}
 
 	runCfg := cfg.record()
@@ -159,7 +165,7 @@ func Sweep(ctx context.Context, cfg Config, in Dataset, out *store.Store) (*Resu
 	if err != nil {
 		return nil, err
 	}
-	w, err := dataset.NewWriter[CellRow](cellsOut, dataset.Metadata{
+	w, err := parts.NewFile[CellRow](cellsOut, CellsFile, dataset.Metadata{
 		ToolVersion:    dataset.ToolVersion(),
 		BrowserVersion: meta.BrowserVersion,
 		RunID:          cfg.RunID,
@@ -207,7 +213,7 @@ func Sweep(ctx context.Context, cfg Config, in Dataset, out *store.Store) (*Resu
 }
 
 // inputNames are the input's part files as the run's record names them.
-func inputNames(in Dataset) []string {
+func inputNames(in *parts.Dataset) []string {
 	names := make([]string, 0, len(in.Pages)+len(in.Blobs))
 	for _, k := range append(slices.Clone(in.Pages), in.Blobs...) {
 		if strings.Contains(in.Loc, "://") {
@@ -224,7 +230,7 @@ func inputNames(in Dataset) []string {
 // goroutines, i counting those pages from 0 in file order. It calls emit
 // with every result in file order, from one goroutine. It stops at the
 // first error of emit, the reader or ctx.
-func eachPage[T any](ctx context.Context, in Dataset, pages map[string]pageInfo, workers int,
+func eachPage[T any](ctx context.Context, in *parts.Dataset, pages map[string]pageInfo, workers int,
 	work func(ctx context.Context, i int, p pageColumns) T, emit func(p pageColumns, out T) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -287,11 +293,7 @@ func eachPage[T any](ctx context.Context, in Dataset, pages map[string]pageInfo,
 		})
 		return nil
 	}
-	for _, f := range in.Blobs {
-		if scanErr = dataset.ScanObject(ctx, in.Store, f, scan); scanErr != nil {
-			break
-		}
-	}
+	scanErr = parts.ScanTable(ctx, in, in.Blobs, scan)
 	_ = g.Wait()
 	close(queue)
 	consumeErr := <-consumed
@@ -376,25 +378,26 @@ func (c Cell) setting() space.Setting {
 // or no playwright-ai rows), logged when warn is set.
 func (s *sweeper) load(p pageColumns, warn bool) (*space.Page, time.Duration, error) {
 	start := time.Now()
-	tree, err := decode(p.Capture)
+	tree, err := decode(p.Capture, s.limits.capture)
 	d := time.Since(start)
 	if err != nil {
 		return nil, d, err
 	}
-	rec, err := decodeRecord(p.AXTree, p.AXTreeEncoding, axtree.Parse)
+	rec, err := decodeRecord(p.AXTree, p.AXTreeEncoding, s.limits.axtree, axtree.Parse)
 	if err != nil && warn {
 		s.cfg.logger().Warn("accessibility tree does not decode: no recall, no axtree rows", logPageID, p.PageID, logURL, p.URL, logError, err)
 	}
-	snap, err := decodeRecord(p.AISnapshot, p.AISnapshotEncoding, axtree.ParseSnapshotRecord)
+	snap, err := decodeRecord(p.AISnapshot, p.AISnapshotEncoding, s.limits.snapshot, axtree.ParseSnapshotRecord)
 	if err != nil && warn {
 		s.cfg.logger().Warn("AI snapshot does not decode: no playwright-ai rows", logPageID, p.PageID, logURL, p.URL, logError, err)
 	}
 	return space.NewPage(tree, rec, snap, p.HTML), d, nil
 }
 
-// decode turns a stored capture into a tree.
-func decode(packed []byte) (*dom.Tree, error) {
-	raw, err := dataset.DecompressCapture(packed)
+// decode turns a stored capture into a tree, refusing one that
+// decompresses to more than limit bytes.
+func decode(packed []byte, limit int64) (*dom.Tree, error) {
+	raw, err := dataset.DecompressCaptureMax(packed, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -406,15 +409,16 @@ func decode(packed []byte) (*dom.Tree, error) {
 }
 
 // decodeRecord decodes a stored record (the accessibility tree, the AI
-// snapshot) with parse; nil, without error, when none was stored.
-func decodeRecord[T any](packed []byte, encoding string, parse func([]byte) (*T, error)) (*T, error) {
+// snapshot) of at most limit bytes with parse; nil, without error, when
+// none was stored.
+func decodeRecord[T any](packed []byte, encoding string, limit int64, parse func([]byte) (*T, error)) (*T, error) {
 	if len(packed) == 0 {
 		return nil, nil
 	}
 	if encoding != dataset.CaptureEncoding {
 		return nil, fmt.Errorf("encoding %q: want %q", encoding, dataset.CaptureEncoding)
 	}
-	raw, err := dataset.DecompressCapture(packed)
+	raw, err := dataset.DecompressCaptureMax(packed, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/dom"
 	"actionspace/metrics"
 	"actionspace/pipeline"
@@ -27,7 +28,7 @@ var wantCellColumns = []string{
 	"action_count", "ids_L", "ids_B", "ids_I", "ids_F", "ids_O", "ids_M",
 	"space_bytes", "perception_bytes",
 	"tokens_cl100k", "tokens_o200k", "perception_tokens_cl100k", "perception_tokens_o200k",
-	"ratio_cl100k", "ratio_o200k", "oracle_in_window", "recall", "extra_handles", "render_ms", "tokenize_ms",
+	"ratio_cl100k", "ratio_o200k", "tokens_skipped", "ratio_skipped", "oracle_in_window", "recall", "extra_handles", "recall_skipped", "render_ms", "tokenize_ms",
 	"llm_model", "llm_ran", "llm_calls", "llm_rounds", "prompt_tokens_api", "completion_tokens_api",
 	"prompt_tokens_local", "llm_ms", "coverage", "hallucinated_ids", "cache_hits",
 	"render_runs",
@@ -234,7 +235,7 @@ func TestSweep_Deterministic(t *testing.T) {
 // TestSweep_Canceled stops at once when the context is canceled.
 func TestSweep_Canceled(t *testing.T) {
 	dir := writeCaptureDataset(t, t.TempDir(), storedCaptures(t)[:2], datasetOptions{})
-	data, err := OpenDataset(context.Background(), dir)
+	data, err := parts.Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,23 +248,26 @@ func TestSweep_Canceled(t *testing.T) {
 }
 
 func TestOpenDataset(t *testing.T) {
-	parts := writeCaptureDataset(t, t.TempDir(), storedCaptures(t)[:1], datasetOptions{})
+	written := writeCaptureDataset(t, t.TempDir(), storedCaptures(t)[:1], datasetOptions{})
 	empty := t.TempDir()
 	tests := []struct {
 		name, path   string
 		pages, blobs []string
 		wantErr      bool
 	}{
-		{"parts", parts, []string{"pages/part-00000.parquet"}, []string{"blobs/part-00000.parquet"}, false},
+		{"parts", written, []string{"pages/part-00000.parquet"}, []string{"blobs/part-00000.parquet"}, false},
 		{"empty dir", empty, nil, nil, true},
 		{"missing", filepath.Join(empty, "nope"), nil, nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := OpenDataset(context.Background(), tt.path)
+			got, err := parts.Open(context.Background(), tt.path)
+			if err != nil {
+				got = &parts.Dataset{}
+			}
 			defer got.Close()
 			if (err != nil) != tt.wantErr || !slices.Equal(got.Pages, tt.pages) || !slices.Equal(got.Blobs, tt.blobs) {
-				t.Errorf("OpenDataset(%s) = %+v, %v; want pages %v, blobs %v, error %v", tt.path, got, err, tt.pages, tt.blobs, tt.wantErr)
+				t.Errorf("parts.Open(%s) = %+v, %v; want pages %v, blobs %v, error %v", tt.path, got, err, tt.pages, tt.blobs, tt.wantErr)
 			}
 		})
 	}

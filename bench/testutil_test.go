@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http/httptest"
@@ -18,6 +19,7 @@ import (
 
 	"actionspace/corpora"
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/dataset/store"
 	"actionspace/dom"
 	"actionspace/internal/storedtest"
@@ -50,16 +52,22 @@ type datasetOptions struct {
 	// noSnapshot leaves the AI snapshots out of the pages listed (by
 	// corpus page name, e.g. "news"); "*" leaves out every one.
 	noSnapshot []string
+	// config is the crawl's recorded configuration (Metadata.Config):
+	// its caps bound the records the bench decodes.
+	config string
+	// bomb adds a page whose capture is a few kilobytes that decompress
+	// to bomb bytes.
+	bomb int
 }
 
 // writeCaptureDataset writes a crawl dataset at dir (one part of each
-// table, dataset.Parts) from stored captures, as a crawl of the corpus would
+// table, parts.Writer) from stored captures, as a crawl of the corpus would
 // have: one ok row per capture, its HTML served by the corpus handler. The
 // HTML token columns are left null, so the bench counts them itself. It
 // returns dir.
 func writeCaptureDataset(tb testing.TB, dir string, captures []string, o datasetOptions) string {
 	tb.Helper()
-	w, err := dataset.OpenParts(context.Background(), dir, dataset.Metadata{RunID: "stored-captures", BrowserVersion: "stored"}, dataset.PartsConfig{})
+	w, err := parts.Create(context.Background(), dir, dataset.Metadata{RunID: "stored-captures", BrowserVersion: "stored", Config: o.config}, parts.Config{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -97,7 +105,7 @@ func writeCaptureDataset(tb testing.TB, dir string, captures []string, o dataset
 	}
 	if o.failed {
 		u := "http://corpus.test/no-such-page.html"
-		if err := w.Write(dataset.Rows{Page: dataset.PageRow{RunID: "stored-captures", PageID: pipeline.PageID(u), URL: u,
+		if err := w.Write(parts.Rows{Page: dataset.PageRow{RunID: "stored-captures", PageID: pipeline.PageID(u), URL: u,
 			Status: dataset.StatusError, ErrorKind: "http", ErrorMessage: "HTTP 404", CapturedAt: at}}); err != nil {
 			tb.Fatal(err)
 		}
@@ -108,6 +116,17 @@ func writeCaptureDataset(tb testing.TB, dir string, captures []string, o dataset
 			tb.Fatal(err)
 		}
 		if err := w.Write(okRow("http://corpus.test/corrupt.html", "Corrupt", "<html></html>", packed, at)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if o.bomb > 0 {
+		raw := bytes.Repeat([]byte(" "), o.bomb)
+		copy(raw, `{"version":1,"page":{"url":"`)
+		packed, err := dataset.CompressCapture(raw)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := w.Write(okRow("http://corpus.test/bomb.html", "Bomb", "<html></html>", packed, at)); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -133,11 +152,11 @@ func servedHTML(tb testing.TB, pageURL string) string {
 	return rec.Body.String()
 }
 
-func okRow(u, title, html string, packed []byte, at time.Time) dataset.Rows {
+func okRow(u, title, html string, packed []byte, at time.Time) parts.Rows {
 	n := int64(len(html))
 	nav, settle, capture, content := 120.0, 500.0, 40.0, 10.0
 	id := pipeline.PageID(u)
-	return dataset.Rows{
+	return parts.Rows{
 		Page: dataset.PageRow{
 			RunID: "stored-captures", PageID: id, URL: u, FinalURL: u,
 			Status: dataset.StatusOK, HTTPStatus: ptr(int64(200)), ContentType: "text/html; charset=utf-8",
@@ -169,7 +188,7 @@ func testConfig(runID string) Config {
 func mustSweep(tb testing.TB, cfg Config, dir, out string) *Result {
 	tb.Helper()
 	ctx := context.Background()
-	data, err := OpenDataset(ctx, dir)
+	data, err := parts.Open(ctx, dir)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -186,7 +205,7 @@ func mustSweep(tb testing.TB, cfg Config, dir, out string) *Result {
 }
 
 // openOut opens the output location out for the test.
-func openOut(tb testing.TB, out string) *store.Store {
+func openOut(tb testing.TB, out string) store.Store {
 	tb.Helper()
 	st, err := store.Open(context.Background(), out, store.Config{})
 	if err != nil {

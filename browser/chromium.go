@@ -19,8 +19,11 @@ import (
 )
 
 // chromiumArgs are the launch flags for Debian's Chromium in this
-// environment; --no-sandbox is added only when running as root.
+// environment; --no-sandbox is added only when running as root. WebRTC
+// may not send UDP past the proxy (its TCP goes through the proxy like
+// every other connection).
 var chromiumArgs = []string{
+	"--webrtc-ip-handling-policy=disable_non_proxied_udp",
 	"--headless",
 	"--disable-gpu",
 	"--disable-quic",
@@ -120,11 +123,10 @@ func (b *pwBrowser) NewPage(ctx context.Context, cfg pipeline.PageConfig) (pipel
 		return nil, fmt.Errorf("new page: capture script argument: %w", err)
 	}
 	p.arg = string(arg)
-	if !cfg.Network.AllowPrivate {
-		p.guard = newNetGuard(cfg.Network)
-	}
 	p.dead, p.kill = context.WithCancel(context.Background())
-	tab, err := b.openTab(p)
+	// Most crawls list public URLs: the first tab is public, and is
+	// replaced, before it loads anything, for a URL of another class.
+	tab, err := b.openTab(p, pipeline.ClassPublic)
 	if err != nil {
 		return nil, err
 	}
@@ -133,8 +135,10 @@ func (b *pwBrowser) NewPage(ctx context.Context, cfg pipeline.PageConfig) (pipel
 }
 
 // openTab opens a browser context with one page in it, and a CDP session
-// on that page, for p.
-func (b *pwBrowser) openTab(p *pwPage) (*pwTab, error) {
+// on that page, for p; unless p's network policy is lifted, the context's
+// requests all go through a proxy session of its own, which lets pages
+// loaded in it reach what a page listed under a URL of class may.
+func (b *pwBrowser) openTab(p *pwPage, class pipeline.AddrClass) (*pwTab, error) {
 	if !b.browser.IsConnected() {
 		return nil, &pipeline.PageError{Kind: pipeline.KindBrowser, Err: errors.New("new page: browser disconnected")}
 	}
@@ -144,36 +148,42 @@ func (b *pwBrowser) openTab(p *pwPage) (*pwTab, error) {
 		IgnoreHttpsErrors: playwright.Bool(false),
 		JavaScriptEnabled: playwright.Bool(true),
 	}
-	if p.guard != nil {
-		// A service worker's requests would bypass the routing.
-		opts.ServiceWorkers = playwright.ServiceWorkerPolicyBlock
+	tab := &pwTab{class: class}
+	if p.guarded() {
+		var err error
+		if tab.egress, opts.Proxy, err = p.openEgress(class); err != nil {
+			return nil, err
+		}
+	}
+	fail := func(what string, err error) (*pwTab, error) {
+		if tab.context != nil {
+			_ = tab.context.Close()
+		}
+		if tab.egress != nil {
+			_ = tab.egress.Close()
+		}
+		return nil, &pipeline.PageError{Kind: kindOf(err, pipeline.KindBrowser), Err: fmt.Errorf("%s: %w", what, shortError{err})}
 	}
 	bctx, err := b.browser.NewContext(opts)
 	if err != nil {
-		return nil, &pipeline.PageError{Kind: kindOf(err, pipeline.KindBrowser), Err: fmt.Errorf("new browser context: %w", shortError{err})}
+		return fail("new browser context", err)
 	}
-	var tab *pwTab // set below, before any request is made
-	if p.guard != nil {
-		err := bctx.Route("**/*", func(r playwright.Route) { p.guard.route(tab, r) })
-		if err != nil {
-			_ = bctx.Close()
-			return nil, &pipeline.PageError{Kind: kindOf(err, pipeline.KindBrowser), Err: fmt.Errorf("route requests: %w", shortError{err})}
-		}
-	}
+	tab.context = bctx
 	bctx.OnDialog(p.onDialog)
 	page, err := bctx.NewPage()
 	if err != nil {
-		_ = bctx.Close()
-		return nil, &pipeline.PageError{Kind: kindOf(err, pipeline.KindBrowser), Err: fmt.Errorf("new page: %w", shortError{err})}
+		return fail("new page", err)
 	}
 	cdp, err := bctx.NewCDPSession(page)
 	if err != nil {
-		_ = bctx.Close()
-		return nil, &pipeline.PageError{Kind: kindOf(err, pipeline.KindBrowser), Err: fmt.Errorf("new CDP session: %w", shortError{err})}
+		return fail("new CDP session", err)
 	}
-	tab = &pwTab{context: bctx, page: page, cdp: cdp, mainFrame: page.MainFrame()}
+	tab.page, tab.cdp, tab.mainFrame = page, cdp, page.MainFrame()
 	page.OnPopup(p.onPopup)
 	page.OnResponse(func(r playwright.Response) { p.onResponse(tab, r) })
+	if tab.egress != nil {
+		page.OnRequestFailed(func(r playwright.Request) { p.onRequestFailed(tab, r) })
+	}
 	page.OnCrash(func(playwright.Page) { p.tabFailed(tab, errors.New("renderer crashed")) })
 	page.OnClose(func(playwright.Page) { p.tabFailed(tab, errors.New("page closed")) })
 	return tab, nil

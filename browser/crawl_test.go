@@ -22,6 +22,7 @@ import (
 	"actionspace/axtree"
 	"actionspace/corpora"
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/metrics"
 	"actionspace/pipeline"
 )
@@ -116,7 +117,7 @@ func arrowTable(t *testing.T, files []string) ([]map[string]any, map[string]stri
 // readBlobs reads the blobs table of the dataset in dir, by page ID.
 func readBlobs(t *testing.T, dir string) map[string]dataset.BlobRow {
 	t.Helper()
-	files, err := dataset.Files(dir, dataset.BlobsDir)
+	files, err := parts.Files(dir, dataset.BlobsDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,24 +139,24 @@ func readBlobs(t *testing.T, dir string) map[string]dataset.BlobRow {
 // dir but the partition locks. It returns the pages and spaces parts.
 func datasetFiles(t *testing.T, dir string) (pages, spaces []string) {
 	t.Helper()
-	parts := map[string][]string{}
-	for _, table := range dataset.Tables() {
-		files, err := dataset.Files(dir, table)
+	tables := map[string][]string{}
+	for _, table := range parts.Tables() {
+		files, err := parts.Files(dir, table)
 		if err != nil {
 			t.Fatal(err)
 		}
-		parts[table] = files
+		tables[table] = files
 	}
-	pages, spaces = parts[dataset.PagesDir], parts[dataset.SpacesDir]
+	pages, spaces = tables[dataset.PagesDir], tables[dataset.SpacesDir]
 	if len(pages) == 0 {
 		t.Fatal("no pages parts")
 	}
 	want := map[string]bool{}
-	for _, table := range dataset.Tables() {
-		if len(parts[table]) != len(pages) {
-			t.Fatalf("%d %s parts and %d pages parts, want the same number", len(parts[table]), table, len(pages))
+	for _, table := range parts.Tables() {
+		if len(tables[table]) != len(pages) {
+			t.Fatalf("%d %s parts and %d pages parts, want the same number", len(tables[table]), table, len(pages))
 		}
-		for i, f := range parts[table] {
+		for i, f := range tables[table] {
 			rel, _ := filepath.Rel(dir, f)
 			if filepath.Base(f) != filepath.Base(pages[i]) {
 				t.Errorf("part %d: %s, want the pages part's name %s", i, rel, filepath.Base(pages[i]))
@@ -168,7 +169,7 @@ func datasetFiles(t *testing.T, dir string) (pages, spaces []string) {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, path)
-		if !want[rel] && !strings.HasPrefix(rel, dataset.LocksDir+string(filepath.Separator)) {
+		if !want[rel] && !strings.HasPrefix(rel, parts.LocksDir+string(filepath.Separator)) {
 			t.Errorf("unexpected file in the dataset directory: %s", rel)
 		}
 		return nil
@@ -426,7 +427,7 @@ func TestCrawl_Corpus(t *testing.T) {
 func checkElementTables(t *testing.T, out, framesID string, whole func(url string) map[string]any) {
 	t.Helper()
 	files := func(table string) []string {
-		f, err := dataset.Files(out, table)
+		f, err := parts.Files(out, table)
 		if err != nil {
 			t.Fatal(err)
 		}

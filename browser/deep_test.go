@@ -14,6 +14,7 @@ import (
 
 	"actionspace/corpora"
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/llm"
 	"actionspace/metrics"
 	"actionspace/pipeline"
@@ -118,7 +119,7 @@ func TestCrawl_DeepMode(t *testing.T) {
 		if _, err := pipeline.Crawl(ctx, cfg, pipeline.TargetsFromURLs(corpora.DefaultURLs(srv.URL)), out, localOpener(cfg), nil); err != nil {
 			t.Fatal(err)
 		}
-		spaceFiles, err := dataset.Files(out, dataset.SpacesDir)
+		spaceFiles, err := parts.Files(out, dataset.SpacesDir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -206,7 +207,7 @@ func TestCrawl_DeepDryRun(t *testing.T) {
 	if _, err := pipeline.Crawl(context.Background(), cfg, pipeline.TargetsFromURLs(urls), out, localOpener(cfg), nil); err != nil {
 		t.Fatal(err)
 	}
-	files, err := dataset.Files(out, dataset.SpacesDir)
+	files, err := parts.Files(out, dataset.SpacesDir)
 	if err != nil {
 		t.Fatal(err)
 	}

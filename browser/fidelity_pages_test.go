@@ -455,7 +455,7 @@ B2[:]<button type="button">Sign out now</button>
 		}
 	})
 
-	// Issue 3 §6: the interactivity rules of PERCEPTION.md §1.
+	// Issue 3 §6: the interactivity rules of docs/perception.md.
 	t.Run("rules", func(t *testing.T) {
 		p := l.load(t, "/fidelity/rules.html")
 		all := `

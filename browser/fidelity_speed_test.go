@@ -11,6 +11,7 @@ import (
 
 	"actionspace/corpora"
 	"actionspace/dom"
+	"actionspace/internal/soaktest"
 	"actionspace/pipeline"
 	"actionspace/render"
 )
@@ -83,13 +84,15 @@ func loadAverage() string {
 	return f[0]
 }
 
-// TestCaptureSpeed logs what capturing the generated tables costs: the
+// TestSoak_CaptureSpeed logs what capturing the generated tables costs: the
 // capture's round trip and the script's own time (per page and per 1k
 // nodes) and the Go side, best of three (two for the largest) after a
 // warm-up. Timings depend on how busy the machine is, so by default only a
 // hang fails the test; ACTIONSPACE_SPEED_STRICT=1 also holds the 5k-row
-// page to speedBudget.
-func TestCaptureSpeed(t *testing.T) {
+// page to speedBudget. It takes minutes (the 20,000-row page alone is
+// 160,000 nodes): it runs only under make soak.
+func TestSoak_CaptureSpeed(t *testing.T) {
+	soaktest.Require(t, "capture timing of the 1,000 to 20,000-row tables")
 	requireChromium(t)
 	srv, err := corpora.Start()
 	if err != nil {
@@ -98,7 +101,7 @@ func TestCaptureSpeed(t *testing.T) {
 	defer srv.Close()
 	// The capture alone (defaultTestConfig takes no extras): the
 	// accessibility tree and the AI snapshot are timed by the extras-cost
-	// measurement (internal/extrascost).
+	// measurement (tools/extrascost).
 	page := mustNewPage(t, mustLaunchChromium(t, defaultTestConfig()))
 	t.Logf("load average %s", loadAverage())
 	measureCapture(t, page, srv.URL+"/gen/table?rows=1000") // warm-up: fonts, code caches
@@ -124,8 +127,11 @@ func TestCaptureSpeed(t *testing.T) {
 	t.Logf("load average %s", loadAverage())
 }
 
-// TestCaptureSpeedCorpus logs the median capture time over the corpus.
-func TestCaptureSpeedCorpus(t *testing.T) {
+// TestSoak_CaptureSpeedCorpus logs the median capture time over the
+// corpus. It only measures (TestCrawl_Corpus checks the corpus's
+// captures), so it runs only under make soak.
+func TestSoak_CaptureSpeedCorpus(t *testing.T) {
+	soaktest.Require(t, "median capture timing over the corpus")
 	requireChromium(t)
 	srv, err := corpora.Start()
 	if err != nil {

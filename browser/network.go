@@ -1,171 +1,193 @@
 package browser
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"net"
-	"net/netip"
 	"net/url"
-	"sync"
+	"strings"
 	"time"
 
 	"github.com/mxschmitt/playwright-go"
 
+	"actionspace/egress"
 	"actionspace/pipeline"
 )
 
-// dnsTimeout bounds the lookup of one host name by the network guard.
-const dnsTimeout = 5 * time.Second
+// The network policy (pipeline.NetworkConfig) is enforced by the egress
+// proxy (package egress): every browser context gets its own proxy
+// session, whose class is the class of the URLs it loads, fixed for the
+// context's life. A load of a URL of another class gets a fresh context,
+// after the old page has unloaded (to about:blank) under its own session,
+// so that what it sends on its way out (a pagehide beacon, a keepalive
+// fetch) is judged by its own class, never by the next page's.
 
-// netGuard enforces a page's network policy (pipeline.NetworkConfig) on
-// every request of its browser context: Playwright routes each request
-// through route, which lets it go on or aborts it. The class of the URL
-// being loaded is set by begin, once per load; host names are resolved
-// here, the most restricted address winning, so that a public name that
-// resolves to a private address is private. (Chromium resolves the name
-// again when it connects: a DNS answer that changes in between, on
-// purpose, is not caught.)
-type netGuard struct {
-	policy pipeline.NetworkConfig
-	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
+const (
+	// unloadWait bounds the navigation to about:blank that unloads a page
+	// before its context is closed for a load of another class.
+	unloadWait = 2 * time.Second
+	// maxMainTargets caps the main-frame navigation targets remembered per
+	// load (a page can navigate itself in a loop).
+	maxMainTargets = 64
+)
 
-	mu      sync.Mutex
-	page    pipeline.AddrClass
-	classes map[string]pipeline.AddrClass // host names resolved during this load
-	main    string                        // why the main frame's last navigation was refused
-	others  int                           // other requests refused
-}
+// guarded reports whether the page's requests go through the egress
+// proxy: always, unless the policy is lifted.
+func (p *pwPage) guarded() bool { return !p.cfg.Network.AllowPrivate }
 
-func newNetGuard(policy pipeline.NetworkConfig) *netGuard {
-	lookup := func(ctx context.Context, host string) ([]netip.Addr, error) {
-		return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-	}
-	return &netGuard{policy: policy, lookup: lookup}
-}
-
-// begin starts a load of rawURL: it classes its host (which decides what
-// the page may reach) and resets the counts.
-func (g *netGuard) begin(ctx context.Context, rawURL string) {
-	g.mu.Lock()
-	g.classes, g.main, g.others = map[string]pipeline.AddrClass{}, "", 0
-	g.mu.Unlock()
-	class := pipeline.ClassPublic
-	if u, err := url.Parse(rawURL); err == nil {
-		class = g.class(ctx, u.Hostname())
-	}
-	g.mu.Lock()
-	g.page = class
-	g.mu.Unlock()
-}
-
-// refusedMain returns why the main frame's navigation was refused; "" if
-// it was not.
-func (g *netGuard) refusedMain() string {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.main
-}
-
-// refused returns the number of requests refused in this load, the main
-// frame's navigations left out (they fail the load).
-func (g *netGuard) refused() int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.others
-}
-
-// class returns the policy's class of host, resolving a name (once per
-// load).
-func (g *netGuard) class(ctx context.Context, host string) pipeline.AddrClass {
-	if _, err := netip.ParseAddr(host); err == nil {
-		return g.policy.Class(host, nil)
-	}
-	g.mu.Lock()
-	c, ok := g.classes[host]
-	g.mu.Unlock()
-	if ok {
-		return c
-	}
-	if c = g.policy.Class(host, nil); c == pipeline.ClassPublic {
-		lctx, cancel := context.WithTimeout(ctx, dnsTimeout)
-		addrs, _ := g.lookup(lctx, host) // a name that does not resolve fails in the browser too
-		cancel()
-		c = g.policy.Class(host, addrs)
-	}
-	g.mu.Lock()
-	if g.classes != nil {
-		g.classes[host] = c
-	}
-	g.mu.Unlock()
-	return c
-}
-
-// verdict says whether the page being loaded may send a request to
-// rawURL, and if not, why. URLs that are not fetched from the network
-// (data:, blob:, about:) are allowed.
-func (g *netGuard) verdict(ctx context.Context, rawURL string) (bool, string) {
-	u, err := url.Parse(rawURL)
+// openEgress opens the proxy session of a new browser context whose pages
+// load URLs of class, and the context's proxy option that points at it.
+// Loopback is proxied too (<-loopback>): Chromium would otherwise reach it
+// directly. A remote browser server gets the same option, so it must reach
+// the proxy at the advertised address.
+func (p *pwPage) openEgress(class pipeline.AddrClass) (*egress.Session, *playwright.Proxy, error) {
+	s, err := egress.Listen(egress.Options{
+		Policy:    p.cfg.Network,
+		Class:     class,
+		Listen:    net.JoinHostPort(cmp.Or(strings.Trim(p.cfg.Network.ProxyListen, "[]"), "127.0.0.1"), "0"),
+		Advertise: strings.Trim(p.cfg.Network.ProxyAdvertise, "[]"),
+		Logger:    p.log,
+	})
 	if err != nil {
-		return false, fmt.Sprintf("unparsable URL: %v", err)
+		return nil, nil, &pipeline.PageError{Kind: pipeline.KindBrowser, Err: fmt.Errorf("new page: %w", err)}
 	}
-	switch u.Scheme {
-	case "http", "https", "ws", "wss", "ftp":
-	default:
-		return true, ""
-	}
-	host := u.Hostname()
-	target := g.class(ctx, host)
-	g.mu.Lock()
-	page := g.page
-	g.mu.Unlock()
-	if g.policy.Allows(page, target) {
-		return true, ""
-	}
-	return false, fmt.Sprintf("%s is a %s address, refused to a %s page (crawl --allow-private lifts this)", host, target, page)
+	return s, &playwright.Proxy{Server: s.Server(), Bypass: playwright.String("<-loopback>")}, nil
 }
 
-// route lets a request go on or aborts it.
-func (g *netGuard) route(tab *pwTab, r playwright.Route) {
-	req := r.Request()
-	ok, why := g.verdict(context.Background(), req.URL())
-	if ok {
-		_ = r.Continue()
-		return
+// listedClass returns the class of the listed URL rawURL, which decides
+// what its page may reach; a blocked one is refused before any request.
+func (p *pwPage) listedClass(ctx context.Context, rawURL string) (pipeline.AddrClass, error) {
+	class := egress.URLClass(ctx, p.cfg.Network, nil, rawURL)
+	if class == pipeline.ClassBlocked {
+		host := rawURL
+		if u, err := url.Parse(rawURL); err == nil {
+			host = u.Hostname()
+		}
+		return class, &pipeline.PageError{Kind: pipeline.KindBlocked, URL: rawURL,
+			Err: fmt.Errorf("%s is a %s address, refused to every page (crawl --allow-private lifts this)", host, class)}
 	}
-	g.mu.Lock()
-	if req.IsNavigationRequest() && req.Frame() == tab.mainFrame {
-		g.main = why
-	} else {
-		g.others++
-	}
-	g.mu.Unlock()
-	_ = r.Abort("blockedbyclient")
+	return class, nil
 }
 
-// redirected checks where a redirect of the main frame's navigation leads.
-// Chromium follows redirects without asking the route again, so the
-// request to a refused target may already be on its way when this runs:
-// the load then fails as blocked, and nothing of that target is stored.
-func (g *netGuard) redirected(tab *pwTab, resp playwright.Response) {
-	loc := resp.Headers()["location"]
-	if resp.Status() < 300 || resp.Status() >= 400 || loc == "" {
+// unload navigates tab's page to about:blank, so that the document unloads
+// (and sends what it sends then) through its own proxy session before the
+// context is closed. Failures are ignored: closing the context follows.
+func (p *pwPage) unload(ctx context.Context, tab *pwTab) {
+	wait := unloadWait
+	if dl, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(dl))
+	}
+	if wait <= 0 {
 		return
 	}
-	req := resp.Request()
-	if !req.IsNavigationRequest() || req.Frame() != tab.mainFrame {
+	_, err := tab.page.Goto("about:blank", playwright.PageGotoOptions{
+		WaitUntil: playwright.WaitUntilStateLoad,
+		Timeout:   playwright.Float(float64(wait.Milliseconds())),
+	})
+	if err != nil {
+		p.log.Debug("unload before a change of network class", logError, shortError{err})
+	}
+}
+
+// beginTargets starts the list of the main frame's navigation targets of
+// a load with the listed URL's.
+func (p *pwPage) beginTargets(rawURL string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.mainTargets = []string{egress.Target(rawURL)}
+}
+
+// noteTarget adds where a main-frame navigation went (a redirect's
+// Location, a request the proxy answered or that failed) to the load's
+// list.
+func (p *pwPage) noteTarget(rawURL string) {
+	t := egress.Target(rawURL)
+	if t == "" {
 		return
 	}
-	base, err := url.Parse(resp.URL())
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.mainTargets) < maxMainTargets {
+		p.mainTargets = append(p.mainTargets, t)
+	}
+}
+
+// refusedMain says why a navigation of the main frame in this load was
+// refused, "" when none was, and how many of the session's refusals were
+// the main frame's. The proxy judges by host and the session's fixed
+// class, so a main-frame target the proxy refused once was refused for
+// the main frame too.
+func (p *pwPage) refusedMain(tab *pwTab) (string, int) {
+	if tab == nil || tab.egress == nil {
+		return "", 0
+	}
+	p.mu.Lock()
+	targets := append([]string(nil), p.mainTargets...)
+	p.mu.Unlock()
+	why, n := "", 0
+	seen := map[string]bool{}
+	for _, t := range targets {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		if w := tab.egress.Why(t); w != "" {
+			n++
+			if why == "" {
+				why = "navigation to " + t + ": " + w
+			}
+		}
+	}
+	return why, n
+}
+
+// onMainResponse notes where a main-frame navigation response leads: a
+// redirect's Location, or the response itself when the proxy refused it.
+func (p *pwPage) onMainResponse(r playwright.Response) {
+	headers := r.Headers()
+	if header(headers, egress.RefusedHeader) != "" {
+		p.noteTarget(r.URL())
+	}
+	loc := headers["location"]
+	if r.Status() < 300 || r.Status() >= 400 || loc == "" {
+		return
+	}
+	base, err := url.Parse(r.URL())
 	if err != nil {
 		return
 	}
-	next, err := base.Parse(loc)
-	if err != nil {
-		return
+	if next, err := base.Parse(loc); err == nil {
+		p.noteTarget(next.String())
 	}
-	if ok, why := g.verdict(context.Background(), next.String()); !ok {
-		g.mu.Lock()
-		g.main = "redirect to " + next.String() + ": " + why
-		g.mu.Unlock()
+}
+
+// header returns the value of header name in h, a header map as
+// Playwright gives it (names in lower case).
+func header(h map[string]string, name string) string { return h[strings.ToLower(name)] }
+
+// onRequestFailed notes a failed main-frame navigation: a refused tunnel
+// fails it (net::ERR_TUNNEL_CONNECTION_FAILED).
+func (p *pwPage) onRequestFailed(tab *pwTab, r playwright.Request) {
+	if r.IsNavigationRequest() && r.Frame() == tab.mainFrame {
+		p.noteTarget(r.URL())
 	}
+}
+
+// blockedLoad turns the outcome of a load into a blocked one when a
+// navigation of its main frame was refused, and counts the other refused
+// requests in ld.
+func (p *pwPage) blockedLoad(tab *pwTab, rawURL string, ld *pipeline.Load, err error) (*pipeline.Load, error) {
+	if tab == nil || tab.egress == nil {
+		return ld, err
+	}
+	why, main := p.refusedMain(tab)
+	if why != "" && pipeline.ErrorKindOf(err) != pipeline.KindBlocked {
+		err = &pipeline.PageError{Kind: pipeline.KindBlocked, URL: rawURL, Err: errors.New(why)}
+	}
+	if ld != nil {
+		ld.BlockedRequests = max(0, tab.egress.Refused()-main)
+	}
+	return ld, err
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/mxschmitt/playwright-go"
 
 	"actionspace/dom"
+	"actionspace/egress"
 	"actionspace/internal/bounded"
 	"actionspace/pipeline"
 )
@@ -34,13 +35,23 @@ type pwTab struct {
 	page      playwright.Page
 	cdp       playwright.CDPSession
 	mainFrame playwright.Frame
+	// egress is the context's proxy session, nil when the network policy
+	// is lifted; class is its class, the class of the URLs the tab loads.
+	egress *egress.Session
+	class  pipeline.AddrClass
+	used   bool // a URL was loaded in it
 }
 
+// close closes the browser context, then its proxy session.
 func (t *pwTab) close() error {
+	var errs []error
 	if err := t.context.Close(); err != nil && !errors.Is(err, playwright.ErrTargetClosed) {
-		return fmt.Errorf("close page: %w", shortError{err})
+		errs = append(errs, fmt.Errorf("close page: %w", shortError{err}))
 	}
-	return nil
+	if t.egress != nil {
+		errs = append(errs, t.egress.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // pwPage implements pipeline.Page on a pwTab. After a failed load it swaps the tab
@@ -51,10 +62,9 @@ type pwPage struct {
 	browser   *pwBrowser
 	log       *slog.Logger
 	cfg       pipeline.PageConfig
-	script    string    // the capture script's source
-	scriptArg any       // its argument (cfg.Script unless a test replaced the script)
-	arg       string    // scriptArg as JSON
-	guard     *netGuard // the network policy; nil when it allows everything
+	script    string // the capture script's source
+	scriptArg any    // its argument (cfg.Script unless a test replaced the script)
+	arg       string // scriptArg as JSON
 
 	stage atomic.Value // string: the stage the current load is in
 
@@ -65,6 +75,9 @@ type pwPage struct {
 	dead    context.Context // done once broken is set
 	kill    context.CancelFunc
 	mainNav *navResponse // the main frame's last navigation response
+	// mainTargets are the host:port targets of the main frame's
+	// navigations in this load (see refusedMain).
+	mainTargets []string
 
 	closeOnce sync.Once
 	closeErr  error
@@ -74,6 +87,14 @@ type pwPage struct {
 type navResponse struct {
 	url, statusText, contentType string
 	status                       int
+	// egressErr is why the egress proxy could not reach the target, when
+	// the response is its own (status 502); "" otherwise.
+	egressErr string
+}
+
+func newNavResponse(r playwright.Response) *navResponse {
+	h := r.Headers()
+	return &navResponse{url: r.URL(), status: r.Status(), statusText: r.StatusText(), contentType: h["content-type"], egressErr: header(h, egress.ErrorHeader)}
 }
 
 // onResponse remembers the main frame's navigation responses: when
@@ -84,10 +105,8 @@ func (p *pwPage) onResponse(tab *pwTab, r playwright.Response) {
 	if !r.Request().IsNavigationRequest() || r.Frame() != tab.mainFrame {
 		return
 	}
-	if p.guard != nil {
-		p.guard.redirected(tab, r)
-	}
-	nav := &navResponse{url: r.URL(), status: r.Status(), statusText: r.StatusText(), contentType: r.Headers()["content-type"]}
+	p.onMainResponse(r)
+	nav := newNavResponse(r)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.tab == tab {
@@ -136,22 +155,27 @@ func (p *pwPage) activeTab() *pwTab {
 	return p.tab
 }
 
-// currentTab returns the tab to load the next URL in, replacing it first
-// when the last load failed.
-func (p *pwPage) currentTab() (*pwTab, error) {
+// currentTab returns the tab to load a URL of network class class in,
+// replacing it first when the last load failed, or when its class is
+// another (after unloading its page under its own class).
+func (p *pwPage) currentTab(ctx context.Context, class pipeline.AddrClass) (*pwTab, error) {
 	p.mu.Lock()
 	tab, stale := p.tab, p.stale
-	if stale {
+	swap := stale || tab != nil && tab.egress != nil && tab.class != class
+	if swap {
 		p.tab = nil // its close event is not a failure of p
 	}
 	p.mu.Unlock()
-	if !stale {
+	if !swap {
 		return tab, nil
 	}
 	if tab != nil {
+		if !stale && tab.used {
+			p.unload(ctx, tab)
+		}
 		_ = tab.close()
 	}
-	fresh, err := p.browser.openTab(p)
+	fresh, err := p.browser.openTab(p, class)
 	if err != nil {
 		p.markBroken(err)
 		return nil, err
@@ -279,27 +303,29 @@ func checkLoadURL(raw string) error {
 // the page had loaded (Chromium then shows its error page, which is not
 // the page).
 func (p *pwPage) load(ctx context.Context, rawURL string) (*pipeline.Load, error) {
-	if p.guard == nil {
-		return p.loadPage(ctx, rawURL)
+	class := pipeline.ClassPublic
+	if p.guarded() {
+		var err error
+		if class, err = p.listedClass(ctx, rawURL); err != nil {
+			return nil, err
+		}
 	}
-	p.guard.begin(ctx, rawURL)
-	ld, err := p.loadPage(ctx, rawURL)
-	if why := p.guard.refusedMain(); why != "" && pipeline.ErrorKindOf(err) != pipeline.KindBlocked {
-		err = &pipeline.PageError{Kind: pipeline.KindBlocked, URL: rawURL, Err: errors.New(why)}
-	}
-	if ld != nil {
-		ld.BlockedRequests = p.guard.refused()
-	}
-	return ld, err
-}
-
-// loadPage navigates, captures and reads the HTML.
-func (p *pwPage) loadPage(ctx context.Context, rawURL string) (*pipeline.Load, error) {
 	p.stage.Store("open")
-	tab, err := p.currentTab()
+	tab, err := p.currentTab(ctx, class)
 	if err != nil {
 		return nil, pageError(rawURL, "open", pipeline.KindBrowser, err)
 	}
+	tab.used = true
+	p.beginTargets(rawURL)
+	if tab.egress != nil {
+		tab.egress.Reset()
+	}
+	ld, err := p.loadPage(ctx, tab, rawURL)
+	return p.blockedLoad(tab, rawURL, ld, err)
+}
+
+// loadPage navigates tab to rawURL, captures and reads the HTML.
+func (p *pwPage) loadPage(ctx context.Context, tab *pwTab, rawURL string) (*pipeline.Load, error) {
 	ld := &pipeline.Load{BrowserVersion: p.browser.Version()}
 	p.stage.Store("navigate")
 	start := time.Now()
@@ -311,10 +337,15 @@ func (p *pwPage) loadPage(ctx context.Context, rawURL string) (*pipeline.Load, e
 		ld.ContentType = nav.contentType
 		ld.FinalURL = nav.url
 	}
-	if p.guard != nil && err != nil {
-		if why := p.guard.refusedMain(); why != "" {
+	if err != nil {
+		if why, _ := p.refusedMain(tab); why != "" {
 			return ld, &pipeline.PageError{Kind: pipeline.KindBlocked, URL: rawURL, Err: errors.New(why)}
 		}
+	}
+	if nav != nil && nav.egressErr != "" {
+		// The proxy's answer, not the target's: a network failure.
+		ld.HTTPStatus, ld.ContentType = 0, ""
+		return ld, &pipeline.PageError{Kind: pipeline.KindNavigate, URL: rawURL, Err: fmt.Errorf("navigate: %s", nav.egressErr)}
 	}
 	if ld.HTTPStatus >= 400 {
 		// Checked first: an error status with an empty body fails the
@@ -370,21 +401,34 @@ func (p *pwPage) loadPage(ctx context.Context, rawURL string) (*pipeline.Load, e
 
 	p.stage.Store("content")
 	start = time.Now()
-	html, err := tab.page.Content()
+	html, err := p.content(ctx, tab)
 	ld.Content = time.Since(start)
 	if err != nil {
 		return ld, p.fail(ctx, rawURL, "content", pipeline.KindCapture, err)
 	}
-	// Password and hidden values out first, then the cut: what is stored
-	// and counted is a prefix of the redacted HTML.
-	ld.HTMLBytes = len(html)
+	// The page stops at the cap (in UTF-16 code units, never inside a
+	// tag); password and hidden values out, then the cut in bytes: what is
+	// stored and counted is a prefix of the redacted HTML.
+	ld.HTMLBytes = len(html.HTML)
 	secrets := p.readSecrets(worlds, rawURL)
-	ld.HTML, ld.HTMLTruncated = dom.CutHTML(secrets.html(html), p.cfg.MaxHTMLBytes)
+	ld.HTML, ld.HTMLTruncated = dom.CutHTML(secrets.html(html.HTML), p.cfg.MaxHTMLBytes)
+	ld.HTMLTruncated = ld.HTMLTruncated || html.Truncated
 	ld.FinalURL = tab.page.URL()
 	secrets.load(ld)
 
 	p.takeExtras(ctx, tab, rawURL, AXTreeInput{Session: tab.cdp, Worlds: worlds, FrameSession: sessions.get}, p.cfg.Extras, secrets, ld)
 	return ld, nil
+}
+
+// content serializes the main frame's document in a fresh isolated world
+// of the page, up to the cap (see readHTML): a UTF-16 code unit is at
+// least one byte of UTF-8, so the bytes stored are all there.
+func (p *pwPage) content(ctx context.Context, tab *pwTab) (pageHTML, error) {
+	_, world, err := tab.isolatedWorld()
+	if err != nil {
+		return pageHTML{}, fmt.Errorf("create isolated world: %w", err)
+	}
+	return readHTML(ctx, tab.cdp, world, p.cfg.MaxHTMLBytes)
 }
 
 // navigate goes to rawURL and waits for the load event. A navigation
@@ -404,7 +448,7 @@ func (p *pwPage) navigate(ctx context.Context, tab *pwTab, rawURL string) (*navR
 			continue
 		}
 		if resp != nil {
-			return &navResponse{url: resp.URL(), status: resp.Status(), statusText: resp.StatusText(), contentType: resp.Headers()["content-type"]}, err
+			return newNavResponse(resp), err
 		}
 		return seen, err
 	}

@@ -62,8 +62,10 @@ type AXTreeInput struct {
 	// Frame.Missing says why).
 	FrameSession func(frameID string) (cdpSender, error)
 	// MaxNodes bounds the page's size: when the main document of the first
-	// world holds more elements, or the DOM snapshot of the page's process
-	// more nodes, no tree is taken and TakeAXTree returns ErrTooLarge (see
+	// world holds more elements, the page's renderer process more live DOM
+	// nodes (closed shadow roots and same-origin frames included: see
+	// liveNodes), or the DOM snapshot of the page's process more nodes, no
+	// tree is taken and TakeAXTree returns ErrTooLarge (see
 	// pipeline.DefaultMaxAXNodes). 0 means pipeline.DefaultMaxAXNodes.
 	MaxNodes int
 	// MaxFrames bounds the frames the record holds besides the main one
@@ -122,26 +124,24 @@ func TakeAISnapshot(page playwright.Page, cdp cdpSender, timeout time.Duration) 
 
 // takeExtras takes, after the capture, the screenshot and the HTML (which
 // only read the page), the records of the page state cfg asks for into
-// ld: the accessibility tree, then the AI
-// snapshot, timing each. A record that fails or that the page is too
-// large for is left out and ld says why (AXTreeSkipped,
-// AISnapshotSkipped); the load goes on. Each record may take at most half
-// the time left to the load, and is given up (skipped as failed) past it:
-// a page of many frames must not spend the page's time limit on its
-// extras and lose its capture. Both records leave secrets' values out
-// before they are checked and stored (see pageSecrets).
+// ld: the accessibility tree, then the AI snapshot, timing each. A record
+// that fails or that the page is too large for is left out and ld says
+// why (AXTreeSkipped, AISnapshotSkipped); the load goes on. Each record
+// may take at most half the time left to the load (the last one taken,
+// on a second try, all but a tenth of it: see takeExtra) and is given up
+// past it: a page of many frames must not spend the page's time limit on
+// its extras and lose its capture. A record that fails for lack of time
+// gets one more try within the load's time limit. Both records leave
+// secrets' values out before they are checked and stored (see
+// pageSecrets).
 func (p *pwPage) takeExtras(ctx context.Context, tab *pwTab, rawURL string, in AXTreeInput, cfg pipeline.ExtrasConfig, secrets *pageSecrets, ld *pipeline.Load) {
 	if cfg.AXTree {
 		p.stage.Store("accessibility tree")
 		in.MaxNodes, in.MaxFrames = cfg.MaxAXNodes, p.cfg.MaxFrames
 		start := time.Now()
-		limit := extrasLimit(ctx)
-		actx, cancel := contextWithLimit(ctx, limit)
-		rec, err, ok := bounded.Call(actx, 0, func() (*axtree.Record, error) { return TakeAXTree(actx, in) }, nil)
-		cancel()
-		if !ok {
-			err = fmt.Errorf("accessibility tree: no answer within %v", limit.Round(time.Millisecond))
-		}
+		rec, err, late := takeExtra(ctx, "accessibility tree", !cfg.AISnapshot, func(actx context.Context, _ time.Duration) (*axtree.Record, error) {
+			return TakeAXTree(actx, in)
+		})
 		ld.AXTreeTime = time.Since(start)
 		switch {
 		case errors.Is(err, ErrTooLarge):
@@ -149,45 +149,80 @@ func (p *pwPage) takeExtras(ctx context.Context, tab *pwTab, rawURL string, in A
 			p.log.Debug("accessibility tree not stored", logURL, rawURL, logSkipped, ld.AXTreeSkipped, logError, err)
 		case err != nil:
 			ld.AXTreeSkipped = dataset.SkippedFailed
+			if late {
+				ld.AXTreeSkipped = dataset.SkippedDeadline
+			}
 			p.log.Warn("accessibility tree not stored", logURL, rawURL, logSkipped, ld.AXTreeSkipped, logError, shortError{err})
 		default:
 			secrets.axTree(rec)
 			ld.AXTree = rec
 		}
 	}
-	if cfg.AISnapshot && ctx.Err() == nil {
-		p.stage.Store("AI snapshot")
-		timeout := extrasLimit(ctx)
-		start := time.Now()
-		sctx, cancel := contextWithLimit(ctx, timeout)
-		// Playwright's own timeout does not always hold (frames that do
-		// not answer): the call is also abandoned at the limit.
-		snap, err, ok := bounded.Call(sctx, 0, func() (*axtree.Snapshot, error) { return TakeAISnapshot(tab.page, in.Session, timeout) }, nil)
+	if !cfg.AISnapshot {
+		return
+	}
+	if ctx.Err() != nil {
+		ld.AISnapshotSkipped = dataset.SkippedDeadline
+		p.log.Warn("AI snapshot not taken: no time left", logURL, rawURL, logSkipped, ld.AISnapshotSkipped)
+		return
+	}
+	p.stage.Store("AI snapshot")
+	start := time.Now()
+	// Playwright's own timeout does not always hold (frames that do not
+	// answer): takeExtra also abandons the call at the limit.
+	snap, err, late := takeExtra(ctx, "AI snapshot", true, func(_ context.Context, limit time.Duration) (*axtree.Snapshot, error) {
+		return TakeAISnapshot(tab.page, in.Session, limit)
+	})
+	ld.AISnapshotTime = time.Since(start)
+	switch {
+	case err != nil && late:
+		ld.AISnapshotSkipped = dataset.SkippedDeadline
+	case err != nil:
+		ld.AISnapshotSkipped = dataset.SkippedFailed
+	case len(snap.Text) > cfg.MaxAISnapshotBytes:
+		err = fmt.Errorf("AI snapshot of %d bytes: more than %d", len(snap.Text), cfg.MaxAISnapshotBytes)
+		ld.AISnapshotSkipped = dataset.SkippedTooLarge
+	default:
+		secrets.snapshot(snap, ld.AXTree, ld.Capture)
+		if _, err = axtree.ParseSnapshot(snap.Text); err != nil {
+			ld.AISnapshotSkipped = dataset.SkippedMalformed
+		}
+	}
+	if err != nil {
+		level := slog.LevelWarn
+		if ld.AISnapshotSkipped == dataset.SkippedTooLarge {
+			level = slog.LevelDebug // the page decides; the row says so
+		}
+		p.log.Log(ctx, level, "AI snapshot not stored", logURL, rawURL, logSkipped, ld.AISnapshotSkipped, logError, shortError{err})
+		return
+	}
+	ld.AISnapshot = snap
+}
+
+// takeExtra takes one extra record with take, given a context and a
+// limit: half the time left to ctx (extrasLimit). When the record does
+// not come within its limit (no answer, or a deadline or timeout error),
+// and ctx has time left, it gets one more try: with half the time left
+// again, or, when it is the last record the load takes (last), with all
+// but a tenth of it. late reports that the last try failed for lack of
+// time.
+func takeExtra[T any](ctx context.Context, name string, last bool, take func(context.Context, time.Duration) (T, error)) (v T, err error, late bool) {
+	for try := 1; ; try++ {
+		limit := extrasLimit(ctx)
+		if try > 1 && last {
+			limit = lastLimit(ctx)
+		}
+		tctx, cancel := contextWithLimit(ctx, limit)
+		var ok bool
+		v, err, ok = bounded.Call(tctx, 0, func() (T, error) { return take(tctx, limit) }, nil)
 		cancel()
 		if !ok {
-			err = fmt.Errorf("AI snapshot: no answer within %v", timeout.Round(time.Millisecond))
+			err = fmt.Errorf("%s: no answer within %v: %w", name, limit.Round(time.Millisecond), context.DeadlineExceeded)
 		}
-		ld.AISnapshotTime = time.Since(start)
-		if err == nil && len(snap.Text) > cfg.MaxAISnapshotBytes {
-			err = fmt.Errorf("AI snapshot of %d bytes: more than %d", len(snap.Text), cfg.MaxAISnapshotBytes)
-			ld.AISnapshotSkipped = dataset.SkippedTooLarge
-		} else if err == nil {
-			secrets.snapshot(snap, ld.AXTree, ld.Capture)
-			if _, err = axtree.ParseSnapshot(snap.Text); err != nil {
-				ld.AISnapshotSkipped = dataset.SkippedMalformed
-			}
-		} else {
-			ld.AISnapshotSkipped = dataset.SkippedFailed
+		late = err != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, playwright.ErrTimeout))
+		if !late || try == 2 || ctx.Err() != nil {
+			return v, err, late
 		}
-		if err != nil {
-			level := slog.LevelWarn
-			if ld.AISnapshotSkipped == dataset.SkippedTooLarge {
-				level = slog.LevelDebug // the page decides; the row says so
-			}
-			p.log.Log(ctx, level, "AI snapshot not stored", logURL, rawURL, logSkipped, ld.AISnapshotSkipped, logError, shortError{err})
-			return
-		}
-		ld.AISnapshot = snap
 	}
 }
 
@@ -197,6 +232,16 @@ func (p *pwPage) takeExtras(ctx context.Context, tab *pwTab, rawURL string, in A
 func extrasLimit(ctx context.Context) time.Duration {
 	if dl, ok := ctx.Deadline(); ok {
 		return max(time.Millisecond, time.Until(dl)/2)
+	}
+	return 0
+}
+
+// lastLimit is how long the second try of the last extra record may
+// take: all but a tenth of the time left to ctx; no limit (0) when ctx
+// has no deadline.
+func lastLimit(ctx context.Context) time.Duration {
+	if dl, ok := ctx.Deadline(); ok {
+		return max(time.Millisecond, time.Until(dl)*9/10)
 	}
 	return 0
 }
@@ -281,6 +326,12 @@ func (b *axBuilder) build(ctx context.Context) error {
 			}
 		}
 	}
+	// Neither count reaches closed shadow roots or the documents of
+	// same-origin frames, which the DOM snapshot holds: the renderer's own
+	// count of its live nodes does, at once.
+	if n, err := liveNodes(b.in.Session, limit); err == nil && n > limit {
+		return fmt.Errorf("%w: %d live DOM nodes in the page's renderer (shadow roots and same-origin frames included), more than %d", ErrTooLarge, n, limit)
+	}
 	main, err := b.addProcess(b.in.Session)
 	if err != nil {
 		return err
@@ -305,6 +356,43 @@ func (b *axBuilder) build(ctx context.Context) error {
 		return err
 	}
 	return b.addTrees(ctx)
+}
+
+// liveNodes returns the number of DOM nodes alive in the renderer
+// process of session cdp (Performance.getMetrics' "Nodes"): every
+// document of the process, same-origin frames included, open and closed
+// shadow roots, and nodes the page dropped but the garbage collector has
+// not yet freed. Above limit but not twice above, it collects the
+// garbage and counts again, so that dropped nodes do not refuse a page
+// near the limit (a collection can take seconds on a large heap: far
+// above the limit it is not worth it).
+func liveNodes(cdp cdpSender, limit int) (int, error) {
+	if _, err := cdp.Send("Performance.enable", map[string]any{}); err != nil {
+		return 0, fmt.Errorf("count nodes: %w", err)
+	}
+	defer func() { _, _ = cdp.Send("Performance.disable", map[string]any{}) }()
+	count := func() (int, error) {
+		res, err := cdp.Send("Performance.getMetrics", map[string]any{})
+		if err != nil {
+			return 0, fmt.Errorf("count nodes: %w", err)
+		}
+		list, _ := dig(res, "metrics").([]any)
+		for _, m := range list {
+			if name, _ := dig(m, "name").(string); name == "Nodes" {
+				v, _ := dig(m, "value").(float64)
+				return int(v), nil
+			}
+		}
+		return 0, errors.New("count nodes: no Nodes metric")
+	}
+	n, err := count()
+	if err != nil || n <= limit || n > 2*limit {
+		return n, err
+	}
+	if _, err := cdp.Send("HeapProfiler.collectGarbage", map[string]any{}); err != nil {
+		return n, nil
+	}
+	return count()
 }
 
 // addProcess takes the DOM snapshot of a session's process.

@@ -342,8 +342,8 @@ func TestTakeAXTree_TooLarge(t *testing.T) {
 	}
 	bare := in
 	bare.Worlds = nil
-	if _, err := TakeAXTree(context.Background(), bare); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "DOM nodes,") {
-		t.Errorf("TakeAXTree without a world, MaxNodes 500: %v, want ErrTooLarge on the DOM snapshot's count", err)
+	if _, err := TakeAXTree(context.Background(), bare); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "live DOM nodes") {
+		t.Errorf("TakeAXTree without a world, MaxNodes 500: %v, want ErrTooLarge on the renderer's count of live nodes", err)
 	}
 	in.MaxNodes = 0
 	if _, err := TakeAXTree(context.Background(), in); err != nil {
@@ -557,5 +557,34 @@ func TestChromium_LoadExtras(t *testing.T) {
 	ld = load(pipeline.ExtrasConfig{MaxAXNodes: 1, MaxAISnapshotBytes: 1})
 	if ld.AXTree != nil || ld.AISnapshot != nil || ld.AXTreeTime != 0 || ld.AISnapshotTime != 0 || ld.AXTreeSkipped != "" || ld.AISnapshotSkipped != "" {
 		t.Errorf("no extras asked for: %+v", ld)
+	}
+}
+
+// TestTakeAXTree_ClosedShadowTooLarge: a closed shadow root of many nodes,
+// which neither the page's scripts nor the capture see, is counted before
+// anything costly is taken: the tree is refused as too large at once.
+func TestTakeAXTree_ClosedShadowTooLarge(t *testing.T) {
+	b := newTestBrowser(t)
+	srv, err := corpora.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	l := b.load(t, srv.URL+"/attacks/closed-shadow")
+	in := l.input(t)
+	start := time.Now()
+	_, err = TakeAXTree(context.Background(), in)
+	took := time.Since(start)
+	t.Logf("refused in %v: %v", took, err)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "live DOM nodes") {
+		t.Errorf("TakeAXTree of a closed shadow root of %d nodes: %v, want ErrTooLarge from the live-node count", corpora.AttackShadowNodes, err)
+	}
+	if took > 2*time.Second {
+		t.Errorf("refused in %v, want no DOM snapshot taken (well under 2 s)", took)
+	}
+	// A small page passes the count.
+	small := b.load(t, srv.URL+corpora.DefaultPaths()[0])
+	if _, err := TakeAXTree(context.Background(), small.input(t)); err != nil {
+		t.Errorf("a corpus page: %v", err)
 	}
 }

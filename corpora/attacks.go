@@ -35,6 +35,13 @@ const (
 	AttackHTMLBytes = 20 << 20
 	// AttackOptions is the number of options of the select of options.
 	AttackOptions = 100_000
+	// AttackAttrBytes is the length of the attribute value that
+	// long-attribute repeats on AttackAttrCopies elements.
+	AttackAttrBytes  = 1 << 20
+	AttackAttrCopies = 100
+	// AttackShadowNodes is the number of nodes (elements and their texts)
+	// in the closed shadow root of closed-shadow.
+	AttackShadowNodes = 300_000
 )
 
 // attackPaths lists the attack pages in a stable order.
@@ -71,6 +78,25 @@ var attackPaths = []string{
 // /attacks/frames/frame is the document each frame shows (not a page of
 // its own).
 func AttackPaths() []string { return append([]string(nil), attackPaths...) }
+
+// browserAttackPaths lists the attack pages on the browser adapter's own
+// size checks, in a stable order.
+var browserAttackPaths = []string{
+	"/attacks/long-attribute",
+	"/attacks/closed-shadow",
+}
+
+// BrowserAttackPaths returns the paths of the attack pages made to pass
+// the browser adapter's size checks rather than the capture's caps:
+//
+//   - long-attribute: a page of about [AttackAttrBytes] bytes whose one
+//     element with an attribute value of that length a script copies to
+//     [AttackAttrCopies] elements: its HTML serializes to about 100 MB.
+//   - closed-shadow: a small document whose one host holds a closed
+//     shadow root of [AttackShadowNodes] nodes, which scripts of the page
+//     (and the capture) cannot see but Chromium's accessibility tree
+//     must walk.
+func BrowserAttackPaths() []string { return append([]string(nil), browserAttackPaths...) }
 
 // AttackURLs returns base joined with each of [AttackPaths].
 func AttackURLs(base string) []string {
@@ -110,6 +136,32 @@ for (let i = 1; i <= %d; i++) {
 	mux.HandleFunc("GET /attacks/attributes", attackAttributes)
 	mux.HandleFunc("GET /attacks/html", attackHTML)
 	mux.HandleFunc("GET /attacks/options", attackOptions)
+	mux.HandleFunc("GET /attacks/long-attribute", attackLongAttribute)
+	mux.HandleFunc("GET /attacks/closed-shadow", faultPage("Closed shadow root", fmt.Sprintf(`<h1>Closed shadow root</h1>
+<div id="host"></div>
+<button type="button">Outside</button>
+<script>
+const root = document.getElementById('host').attachShadow({mode: 'closed'});
+root.innerHTML = '<b>x</b>'.repeat(%d);
+</script>`, AttackShadowNodes/2)))
+}
+
+// attackLongAttribute is a page with one attribute value of
+// AttackAttrBytes bytes, which its script copies to AttackAttrCopies
+// elements.
+func attackLongAttribute(w http.ResponseWriter, r *http.Request) {
+	bw := startAttackPage(w, "One long attribute")
+	bw.WriteString("<h1>One long attribute</h1>\n<div id=\"long\" data-long=\"")
+	bw.WriteString(strings.Repeat("a", AttackAttrBytes))
+	fmt.Fprintf(bw, `"></div>
+<button type="button">After</button>
+<script>
+const long = document.getElementById('long');
+for (let i = 1; i < %d; i++) document.body.appendChild(long.cloneNode(false));
+</script>
+</body></html>
+`, AttackAttrCopies)
+	bw.Flush()
 }
 
 // startAttackPage writes the headers and the start of an attack page, with

@@ -21,12 +21,12 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 )
 
-// The column documentation in README.md and docs/dataset.md is generated
+// The column documentation in docs/dataset.md (the dataset card) is generated
 // from rows.go: the row structs are the schema and their doc comments are
 // the columns' meanings. TestDoc_columns fails when either file's block
 // differs from what rows.go says; -update rewrites the blocks.
 
-var update = flag.Bool("update", false, "rewrite the generated column tables in ../README.md and ../docs/dataset.md")
+var update = flag.Bool("update", false, "rewrite the generated column tables in ../docs/dataset.md")
 
 // The generated tables sit between these two lines in every doc file.
 const (
@@ -36,7 +36,7 @@ const (
 
 // docFiles returns the files that carry the generated column tables,
 // relative to this package's directory.
-func docFiles() []string { return []string{"../README.md", "../docs/dataset.md"} }
+func docFiles() []string { return []string{"../docs/dataset.md"} }
 
 // docTable names one documented table: its name as readers know it (the
 // Markdown heading), the Go struct in rows.go that defines it, and a zero
@@ -494,7 +494,7 @@ func blockDiff(got, want string) []string {
 	return diffs
 }
 
-// TestDoc_columns checks that the column tables of README.md and
+// TestDoc_columns checks that the column tables of
 // docs/dataset.md are exactly what rows.go generates (and rewrites them
 // with -update), and that they name every column of the row structs and no
 // other.

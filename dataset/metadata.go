@@ -1,7 +1,9 @@
 package dataset
 
 import (
-	"context"
+	"bytes"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,8 +12,6 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
-
-	"actionspace/dataset/store"
 )
 
 // The Parquet key-value metadata keys a Writer writes into every file. All
@@ -84,31 +84,22 @@ func ReadMetadata(path string) (Metadata, error) {
 		return Metadata{}, err
 	}
 	defer f.Close()
-	return fileMetadata(pf, path)
+	return FileMetadata(pf, path)
 }
 
 // ReadMetadataAt is ReadMetadata of a dataset file read through r, size
 // bytes long (see ScanAt); name names it in errors.
 func ReadMetadataAt(r io.ReaderAt, size int64, name string) (Metadata, error) {
-	pf, err := openParquetAt(r, size, name)
+	pf, err := OpenFile(r, size, name)
 	if err != nil {
 		return Metadata{}, err
 	}
-	return fileMetadata(pf, name)
+	return FileMetadata(pf, name)
 }
 
-// ReadObjectMetadata is ReadMetadata of the object at key of st.
-func ReadObjectMetadata(ctx context.Context, st *store.Store, key string) (Metadata, error) {
-	r, err := st.OpenReader(ctx, key)
-	if err != nil {
-		return Metadata{}, fmt.Errorf("read metadata: %w", err)
-	}
-	defer r.Close()
-	return ReadMetadataAt(r, r.Size(), st.String()+key)
-}
-
-// fileMetadata reads the key-value metadata of an open file.
-func fileMetadata(pf *parquet.File, path string) (Metadata, error) {
+// FileMetadata reads the key-value metadata of a file OpenFile opened, as
+// ReadMetadata does.
+func FileMetadata(pf *parquet.File, path string) (Metadata, error) {
 	var err error
 	var m Metadata
 	v, ok := pf.Lookup(KeySchemaVersion)
@@ -142,7 +133,7 @@ func openParquet(path string) (*os.File, *parquet.File, error) {
 		f.Close()
 		return nil, nil, fmt.Errorf("open dataset: %w", err)
 	}
-	pf, err := openParquetAt(f, st.Size(), path)
+	pf, err := OpenFile(f, st.Size(), path)
 	if err != nil {
 		f.Close()
 		return nil, nil, err
@@ -150,9 +141,17 @@ func openParquet(path string) (*os.File, *parquet.File, error) {
 	return f, pf, nil
 }
 
-// openParquetAt opens the Parquet file read through r, size bytes long.
-func openParquetAt(r io.ReaderAt, size int64, name string) (*parquet.File, error) {
-	pf, err := parquet.OpenFile(r, size, parquet.SkipBloomFilters(true))
+// OpenFile opens the Parquet file read through r, size bytes long, for
+// the raw access of a tool that copies rows (see Writer.WriteRows); name
+// names it in errors. A file is untrusted input: its footer's length is
+// checked before a reader allocates it, and neither the bloom filters nor
+// the page index (whose lengths the footer gives, and a reader would
+// allocate) are read; a scan needs neither.
+func OpenFile(r io.ReaderAt, size int64, name string) (*parquet.File, error) {
+	if err := checkFooter(r, size); err != nil {
+		return nil, fmt.Errorf("open dataset %s: %w", name, err)
+	}
+	pf, err := parquet.OpenFile(r, size, parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
 	if err != nil {
 		return nil, fmt.Errorf("open dataset %s: %w", name, err)
 	}
@@ -177,4 +176,31 @@ func ToolVersion() string {
 		}
 	}
 	return v
+}
+
+// MaxFooterBytes bounds the footer of a file OpenFile opens. A file is
+// untrusted input: its last bytes say how long its footer is, and a
+// Parquet reader allocates that much before it reads it. Ours are a few
+// hundred kilobytes (row groups of a part, statistics cut to MaxStatBytes).
+const MaxFooterBytes = 64 << 20
+
+// checkFooter checks the end of a Parquet file before a reader trusts it:
+// the magic, and a footer length that fits in the file and under
+// MaxFooterBytes.
+func checkFooter(r io.ReaderAt, size int64) error {
+	if size < 12 {
+		return fmt.Errorf("%d bytes: too short for Parquet", size)
+	}
+	var tail [8]byte
+	if _, err := r.ReadAt(tail[:], size-8); err != nil {
+		return fmt.Errorf("read footer length: %w", err)
+	}
+	if !bytes.Equal(tail[4:], parquetMagic) {
+		return errors.New("not a Parquet file (no PAR1 at the end)")
+	}
+	n := int64(binary.LittleEndian.Uint32(tail[:4]))
+	if n > MaxFooterBytes || n+12 > size {
+		return fmt.Errorf("footer of %d bytes in a file of %d: corrupt or hostile", n, size)
+	}
+	return nil
 }

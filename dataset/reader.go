@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
-
-	"actionspace/dataset/store"
 )
 
 // scanBatch is the number of rows Scan decodes at a time.
@@ -52,32 +49,22 @@ func Scan[T any](path string, fn func(T) error) error {
 		return err
 	}
 	defer f.Close()
-	return scanFile(pf, path, fn)
+	return ScanFile(pf, path, fn)
 }
 
 // ScanAt is Scan over a dataset file read through r, size bytes long: an
-// object of a store.Store (store.Reader), read by ranged requests, or any
-// other io.ReaderAt. name names the file in errors.
+// object of a store (read by ranged requests), or any other io.ReaderAt.
+// name names the file in errors.
 func ScanAt[T any](r io.ReaderAt, size int64, name string, fn func(T) error) error {
-	pf, err := openParquetAt(r, size, name)
+	pf, err := OpenFile(r, size, name)
 	if err != nil {
 		return err
 	}
-	return scanFile(pf, name, fn)
+	return ScanFile(pf, name, fn)
 }
 
-// ScanObject is Scan over the object at key of st.
-func ScanObject[T any](ctx context.Context, st *store.Store, key string, fn func(T) error) error {
-	r, err := st.OpenReader(ctx, key)
-	if err != nil {
-		return fmt.Errorf("scan: %w", err)
-	}
-	defer r.Close()
-	return ScanAt(r, r.Size(), st.String()+key, fn)
-}
-
-// scanFile is Scan over an open file.
-func scanFile[T any](pf *parquet.File, path string, fn func(T) error) error {
+// ScanFile is Scan over a file OpenFile opened; name names it in errors.
+func ScanFile[T any](pf *parquet.File, path string, fn func(T) error) error {
 	rowType := reflect.TypeFor[T]()
 	if rowType.Kind() != reflect.Struct {
 		return fmt.Errorf("scan %s: row type %v is not a struct", path, rowType)

@@ -182,7 +182,7 @@ func ExampleScan() {
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "pages.parquet")
 
-	w, err := Create[PageRow](path, Metadata{RunID: "r1"}, DefaultWriterConfig())
+	w, err := create[PageRow](path, Metadata{RunID: "r1"}, DefaultWriterConfig())
 	if err != nil {
 		log.Fatal(err)
 	}

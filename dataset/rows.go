@@ -6,8 +6,11 @@ import "time"
 // (and the bench's, which embed them). It is written into every file's
 // key-value metadata and into every row's schema_version column. Any change
 // to a column name, type, meaning or nullability bumps it. Version 2 moved
-// the heavy values to the blobs table and added schema_version and format.
-const SchemaVersion = 2
+// the heavy values to the blobs table and added schema_version and format;
+// version 3 added the reason columns (html_tokens_skipped, tokens_skipped,
+// ratio_skipped, recall_skipped, text_skipped) and moved the html format's
+// text out of the spaces table.
+const SchemaVersion = 3
 
 // Status values of PageRow.Status.
 const (
@@ -18,15 +21,43 @@ const (
 	StatusError = "error"
 )
 
-// Why a record asked for was not stored: the values of
-// PageRow.AXTreeSkipped and PageRow.AISnapshotSkipped.
+// Why a value is missing: the values of the *_skipped columns. Each
+// column documents which of them it takes; empty means nothing is missing.
 const (
-	// SkippedTooLarge: the page was larger than the record's cap.
+	// SkippedTooLarge: the page, record or text was larger than its cap
+	// (for a token count: it holds a stretch the tokenizer cannot count in
+	// bounded time).
 	SkippedTooLarge = "too_large"
 	// SkippedMalformed: the browser returned a record that does not parse.
 	SkippedMalformed = "malformed"
-	// SkippedFailed: the browser failed to take it.
+	// SkippedFailed: the browser failed to take it, or the count or fit
+	// failed (the error is logged).
 	SkippedFailed = "failed"
+	// SkippedDeadline: its time limit ran out first (for a record, after
+	// a second try).
+	SkippedDeadline = "deadline"
+	// SkippedNoText: the space has no text to count (a deep-mode dry run).
+	SkippedNoText = "no_text"
+	// SkippedNoOracle: the page has no oracle (its accessibility tree was
+	// not asked for, or skipped: pages.axtree_skipped).
+	SkippedNoOracle = "no_oracle"
+	// SkippedNoneInWindow: no oracle element is in the row's window, so
+	// a recall has no denominator.
+	SkippedNoneInWindow = "none_in_window"
+	// SkippedNotApplicable: the measure does not exist for the row's
+	// format (recall of html, which has no handles).
+	SkippedNotApplicable = "not_applicable"
+	// SkippedSpaceUncounted: a ratio whose space tokens are null (the
+	// row's tokens_skipped says why).
+	SkippedSpaceUncounted = "space_uncounted"
+	// SkippedHTMLUncounted: a ratio whose page's HTML tokens are null
+	// (pages.html_tokens_skipped says why).
+	SkippedHTMLUncounted = "html_uncounted"
+	// SkippedZeroTokens: a ratio over a space of no tokens.
+	SkippedZeroTokens = "zero_tokens"
+	// SkippedInBlobs: the text is stored once, in the blobs table (the
+	// html format's text is blobs.html).
+	SkippedInBlobs = "in_blobs"
 )
 
 // PageRow is one row of the pages table: one row per URL attempt, successful
@@ -73,17 +104,27 @@ type PageRow struct {
 	HTMLMetrics
 	// HTMLTruncated reports that the HTML was longer than the crawl stores
 	// (crawl --max-html-bytes, 4 MiB by default): the blobs table's html
-	// holds its first max-html-bytes bytes (cut between characters) and
-	// the html_tokens_* columns count those; html_bytes is the whole.
+	// holds at most its first max-html-bytes bytes (cut between characters,
+	// never inside a tag) and the html_tokens_* columns count those;
+	// html_bytes is then a lower bound of the whole.
 	// False for failed pages.
 	HTMLTruncated bool `parquet:"html_truncated"`
 	// HTMLUncounted reports that the HTML's tokens were not counted, so
-	// html_tokens_* are null: the count did not finish within the URL's
-	// time limit (crawl --timeout, from the start of the attempt), or the
+	// html_tokens_* are null (html_tokens_skipped says why): the count did
+	// not finish within the page's processing limit (crawl --timeout, from
+	// the end of the load), or the
 	// HTML holds a stretch of more than 32 KiB that the tokenizer cannot
 	// count in bounded time (such as a long run of white space). False for
 	// failed pages.
 	HTMLUncounted bool `parquet:"html_uncounted"`
+	// HTMLTokensSkipped says why html_tokens_* are null on an ok row:
+	// "deadline" (the count did not finish within the page's processing
+	// limit, crawl --timeout from the end of the load), "too_large" (the
+	// HTML holds a stretch the tokenizer cannot count in bounded time) or
+	// "failed"; empty when counted, and for failed pages (whose HTML was
+	// not taken). An encoding not in the run's --encodings is null on every
+	// row and has no reason here.
+	HTMLTokensSkipped string `parquet:"html_tokens_skipped"`
 	// DOMNodes is the number of element nodes the capture walked (document,
 	// open shadow roots and captured frames); null without a capture.
 	DOMNodes *int64 `parquet:"dom_nodes"`
@@ -146,8 +187,10 @@ type PageRow struct {
 	// ask for it (axtree) or the stage was not reached.
 	AXTreeMS *float64 `parquet:"axtree_ms"`
 	// AXTreeSkipped says why the accessibility tree asked for was not
-	// stored: "too_large" (the page's DOM holds more nodes than crawl
-	// --max-ax-nodes) or "failed" (the browser's error is logged); empty
+	// stored: "too_large" (the page's DOM, shadow roots and same-origin
+	// frames included, holds more nodes than crawl --max-ax-nodes),
+	// "deadline" (it did not come within its share of the URL's time
+	// limit, twice) or "failed" (the browser's error is logged); empty
 	// when it was stored or not asked for.
 	AXTreeSkipped string `parquet:"axtree_skipped"`
 	// AISnapshotMS is the time taken to take Playwright's AI snapshot
@@ -157,8 +200,9 @@ type PageRow struct {
 	AISnapshotMS *float64 `parquet:"aisnapshot_ms"`
 	// AISnapshotSkipped says why the AI snapshot asked for was not stored:
 	// "too_large" (its text is longer than crawl --max-aisnapshot-bytes),
-	// "malformed" (its lines do not parse) or "failed"; empty when it was
-	// stored or not asked for.
+	// "malformed" (its lines do not parse), "deadline" (it did not come
+	// within its share of the URL's time limit, twice) or "failed"; empty
+	// when it was stored or not asked for.
 	AISnapshotSkipped string `parquet:"aisnapshot_skipped"`
 	// ScriptMS is the capture script's own run time inside the page, as it
 	// measured itself, in milliseconds; null without a capture.
@@ -330,8 +374,9 @@ type SpaceRow struct {
 	BudgetMetrics
 	// ActionSpace is the text an agent reads, UTF-8: in fast mode, one line
 	// per action or context text; in deep mode, the rendered LLM
-	// description; for playwright-ai, axtree and html, that format's text
-	// in the window.
+	// description; for playwright-ai and axtree, that format's text in the
+	// window. Empty for html, whose text is the blobs table's html (see
+	// text_skipped), and when the text is not stored (text_skipped).
 	ActionSpace string `parquet:"action_space" dataset:"blob"`
 	// PerceptionText is the full perception text of an actionspace row: the
 	// action space wrapped in page metadata, scroll hints and start/end
@@ -341,6 +386,14 @@ type SpaceRow struct {
 	// order as they appear in the text; an empty list when there are none,
 	// and for the other formats.
 	Actions []Action `parquet:"actions,list"`
+	// TextSkipped says why action_space (and perception_text) are empty
+	// although the space has a text, which the measures still describe:
+	// "in_blobs" (html: the text is the blobs table's html, stored once),
+	// "too_large" (the row would have been larger than 2 MiB: the texts,
+	// and if that was not enough the actions list, were left out) or
+	// "no_text" (a deep-mode dry run writes no description); empty when
+	// the text is stored.
+	TextSkipped string `parquet:"text_skipped"`
 	// SpaceMetrics are the space's measurements: counts, sizes, tokens,
 	// ratios, timings and the deep-mode figures.
 	SpaceMetrics
@@ -400,6 +453,18 @@ type SpaceMetrics struct {
 	// RatioO200K is html_tokens_o200k divided by tokens_o200k; null as for
 	// ratio_cl100k.
 	RatioO200K *float64 `parquet:"ratio_o200k"`
+	// TokensSkipped says why tokens_* and perception_tokens_* are null:
+	// "deadline" (the count did not finish within the page's processing
+	// limit), "too_large" (the text holds a stretch the tokenizer cannot
+	// count in bounded time), "failed" (the count failed, or a token
+	// budget could not be fitted) or "no_text" (a deep-mode dry run);
+	// empty when counted. An encoding not requested, and the perception
+	// columns of a format without a wrapper, are null with no reason.
+	TokensSkipped string `parquet:"tokens_skipped"`
+	// RatioSkipped says why ratio_* are null: "space_uncounted" (see
+	// tokens_skipped), "html_uncounted" (see pages.html_tokens_skipped) or
+	// "zero_tokens" (the text has no tokens); empty when computed.
+	RatioSkipped string `parquet:"ratio_skipped"`
 	// OracleInWindow is the number of the page's oracle elements (the
 	// actionable elements by Chromium's accessibility tree, not by our
 	// rules: see the oracle table) whose box meets the row's window; null
@@ -415,6 +480,11 @@ type SpaceMetrics struct {
 	// ExtraHandles is the number of handles in the text that stand for no
 	// oracle element (0 for html); null when no oracle was captured.
 	ExtraHandles *int64 `parquet:"extra_handles"`
+	// RecallSkipped says why recall is null: "no_oracle" (then
+	// oracle_in_window and extra_handles are null too),
+	// "none_in_window", "not_applicable" (html) or "failed" (a token
+	// budget that could not be fitted); empty when measured.
+	RecallSkipped string `parquet:"recall_skipped"`
 	// RenderMS is the time taken to select the view and build the action
 	// space and perception text from the decoded capture (for the other
 	// formats, their text from their record), and in a crawl to score it
@@ -466,7 +536,7 @@ type SpaceMetrics struct {
 
 // ElementRow is one row of the elements table: one row per captured page
 // and element that is interactive by our rules (a candidate for an ID:
-// interactive by its own signals, enabled and visible; PERCEPTION.md §1),
+// interactive by its own signals, enabled and visible; docs/perception.md),
 // in capture order. Which of them a window gives an ID follows from the
 // columns: for a viewport_expansion E >= 0, those with outside_px <= E that
 // are neither occluded nor nested, less the labels whose control is among
@@ -676,8 +746,10 @@ type BudgetMetrics struct {
 // the pages table and the bench's cells table.
 type HTMLMetrics struct {
 	// HTMLBytes is the length of the page's HTML as serialized from the
-	// DOM, in bytes (UTF-8), before any cut (see html_truncated); null
-	// when the HTML was not taken.
+	// DOM, in bytes (UTF-8), before any cut; when html_truncated is set, a
+	// lower bound: the page serializes its HTML itself and stops at the
+	// cap, so this is what it serialized before it stopped (at least
+	// --max-html-bytes). Null when the HTML was not taken.
 	HTMLBytes *int64 `parquet:"html_bytes"`
 	// HTMLTokensCL100K is the number of cl100k_base tokens in the HTML as
 	// stored (the blobs table's html: password values taken out, cut at

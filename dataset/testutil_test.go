@@ -1,7 +1,9 @@
 package dataset
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -223,7 +225,7 @@ func makeRows[T any](n int, gen func(int) T) []T {
 // mustWrite writes rows to a new dataset file at path and closes it.
 func mustWrite[T any](tb testing.TB, path string, meta Metadata, cfg WriterConfig, rows []T) {
 	tb.Helper()
-	w, err := Create[T](path, meta, cfg)
+	w, err := create[T](path, meta, cfg)
 	if err != nil {
 		tb.Fatalf("Create(%s): %v", path, err)
 	}
@@ -235,4 +237,44 @@ func mustWrite[T any](tb testing.TB, path string, meta Metadata, cfg WriterConfi
 	if err := w.Close(); err != nil {
 		tb.Fatalf("Close(%s): %v", path, err)
 	}
+}
+
+// fileWriter is a Writer to a file that its Close closes: what the tests
+// use in place of a store.
+type fileWriter[T any] struct {
+	*Writer[T]
+	f *os.File
+}
+
+// create starts a dataset file at path.
+func create[T any](path string, meta Metadata, cfg WriterConfig) (*fileWriter[T], error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	w, err := NewWriter[T](f, path, meta, cfg)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &fileWriter[T]{Writer: w, f: f}, nil
+}
+
+// Close finishes the file and closes it.
+func (w *fileWriter[T]) Close() error {
+	err := w.Writer.Close()
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// readAllAt reads every row of the dataset file b.
+func readAllAt[T any](b []byte) ([]T, error) {
+	var rows []T
+	err := ScanAt(bytes.NewReader(b), int64(len(b)), "buffer", func(r T) error {
+		rows = append(rows, r)
+		return nil
+	})
+	return rows, err
 }

@@ -3,14 +3,13 @@ package dataset
 import (
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
-
-	"actionspace/dataset/store"
 )
 
 // DefaultRowGroupRows is the default number of rows per row group. A pages
@@ -40,25 +39,17 @@ func (c WriterConfig) Validate() error {
 	return nil
 }
 
-// TempSuffix is appended to a Writer's path to name the file it writes until
-// Close (see store.CreateFile).
-const TempSuffix = store.TempSuffix
-
 // errClosed is returned by a Writer's methods after Close or Abort.
 var errClosed = errors.New("dataset writer already closed")
 
 // Writer writes rows of type T, one of the row structs of this package (or
-// any struct with parquet tags), to a Parquet file, in the manner of
-// encoding/csv.Writer: Write buffers a row, Flush ends the current row group,
-// Close finishes the file.
+// any struct with parquet tags), as a Parquet file to an io.Writer, in the
+// manner of encoding/csv.Writer: Write buffers a row, Flush ends the
+// current row group, Close writes the footer.
 //
-// Create writes rows to path + TempSuffix, in the same directory; Close
-// writes the footer, syncs the file, renames it to path and syncs the
-// directory (store.CreateFile). A file therefore exists under its final name
-// only when it is complete: a process killed mid-run leaves at most a
-// temporary file, which the next Create at the same path overwrites.
-// NewWriter writes to an object of a store.Store instead, which appears,
-// complete, on Close and never replaces an existing one.
+// A Writer knows nothing of where its bytes go: a store's object (which
+// appears, complete, when the caller closes it after Close), a file, a
+// buffer. It never closes the io.Writer it was given.
 //
 // Every column is compressed with zstd. No value a page controls can
 // inflate the footer or the page headers: string and byte columns carry no
@@ -71,7 +62,8 @@ var errClosed = errors.New("dataset writer already closed")
 // A Writer is not safe for concurrent use. After a write error, every method
 // but Abort returns that error.
 type Writer[T any] struct {
-	out          *store.Writer
+	name         string // names the file in errors
+	out          *countingWriter
 	tail         *footerCutter // between pw and out
 	pw           *parquet.GenericWriter[T]
 	version      []int // index of the schema_version field of T; nil if none
@@ -83,41 +75,31 @@ type Writer[T any] struct {
 	closed       bool
 }
 
-// Create starts a dataset file that will appear at path when the Writer is
-// closed. meta is written as the file's key-value metadata (see Metadata).
-// An existing file at path is replaced only by a successful Close.
-func Create[T any](path string, meta Metadata, cfg WriterConfig) (*Writer[T], error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("create dataset %s: %w", path, err)
-	}
-	out, err := store.CreateFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("create dataset: %w", err)
-	}
-	return newWriter[T](out, meta, cfg)
+// countingWriter counts the bytes passed on to w.
+type countingWriter struct {
+	w io.Writer
+	n int64
 }
 
-// NewWriter starts a dataset file written to out, an object that
-// store.Store.Create started: it appears when the Writer is closed, and
-// only if no object exists under its key by then (Close then fails with an
-// error matching fs.ErrExist). meta and cfg are as for Create. The Writer
-// owns out: its Close and Abort close or abort out.
-func NewWriter[T any](out *store.Writer, meta Metadata, cfg WriterConfig) (*Writer[T], error) {
-	if err := cfg.Validate(); err != nil {
-		out.Abort()
-		return nil, fmt.Errorf("create dataset %s: %w", out.Name(), err)
-	}
-	return newWriter[T](out, meta, cfg)
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
-func newWriter[T any](out *store.Writer, meta Metadata, cfg WriterConfig) (*Writer[T], error) {
+// NewWriter starts a dataset file written to out; name names it in errors
+// (a key or a path). meta is written as the file's key-value metadata (see
+// Metadata).
+func NewWriter[T any](out io.Writer, name string, meta Metadata, cfg WriterConfig) (*Writer[T], error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("create dataset %s: %w", name, err)
+	}
 	if cfg.RowGroupRows == 0 {
 		cfg.RowGroupRows = DefaultRowGroupRows
 	}
 	rowType := reflect.TypeFor[T]()
 	if rowType.Kind() != reflect.Struct {
-		out.Abort()
-		return nil, fmt.Errorf("create dataset %s: row type %v is not a struct", out.Name(), rowType)
+		return nil, fmt.Errorf("create dataset %s: row type %v is not a struct", name, rowType)
 	}
 
 	opts := []parquet.WriterOption{
@@ -130,9 +112,11 @@ func newWriter[T any](out *store.Writer, meta Metadata, cfg WriterConfig) (*Writ
 	for _, path := range byteColumns(parquet.SchemaOf(reflect.New(rowType).Interface())) {
 		opts = append(opts, parquet.SkipPageStatistics(path...))
 	}
-	tail := &footerCutter{w: out}
+	cw := &countingWriter{w: out}
+	tail := &footerCutter{w: cw}
 	return &Writer[T]{
-		out:          out,
+		name:         name,
+		out:          cw,
 		tail:         tail,
 		pw:           parquet.NewGenericWriter[T](tail, opts...),
 		version:      versionField(rowType),
@@ -168,21 +152,19 @@ func byteColumns(schema *parquet.Schema) [][]string {
 	return out
 }
 
-// Path returns the final path of the file, where it appears on Close (for
-// NewWriter, the object's key).
-func (w *Writer[T]) Path() string { return w.out.Name() }
+// Name returns the name the file was given.
+func (w *Writer[T]) Name() string { return w.name }
 
 // Rows returns the number of rows written so far.
 func (w *Writer[T]) Rows() int64 { return w.rows }
 
-// size returns the bytes written to the object so far (all of them after
-// Close).
-func (w *Writer[T]) size() int64 { return w.out.Size() }
+// Size returns the bytes written to out so far (all of them after Close).
+func (w *Writer[T]) Size() int64 { return w.out.n }
 
-// writeRows writes rows already in the file's schema, as a copy of
-// another part reads them (their schema_version column as it was), with
-// the row groups of Write.
-func (w *Writer[T]) writeRows(rows []parquet.Row) error {
+// WriteRows writes rows already in the file's schema, as a copy of
+// another file of the same schema reads them (their schema_version column
+// as it was), with the row groups of Write.
+func (w *Writer[T]) WriteRows(rows []parquet.Row) error {
 	if err := w.usable(); err != nil {
 		return err
 	}
@@ -190,7 +172,7 @@ func (w *Writer[T]) writeRows(rows []parquet.Row) error {
 	w.rows += int64(n)
 	w.pending += n
 	if err != nil {
-		return w.fail(fmt.Errorf("write row %d to %s: %w", w.rows, w.out.Name(), err))
+		return w.fail(fmt.Errorf("write row %d to %s: %w", w.rows, w.name, err))
 	}
 	if w.pending >= w.rowGroupRows {
 		return w.Flush()
@@ -213,7 +195,7 @@ func (w *Writer[T]) Write(row T) error {
 	var zero T
 	w.one[0] = zero // do not keep the row's strings alive
 	if err != nil {
-		return w.fail(fmt.Errorf("write row %d to %s: %w", w.rows, w.out.Name(), err))
+		return w.fail(fmt.Errorf("write row %d to %s: %w", w.rows, w.name, err))
 	}
 	w.rows++
 	w.pending++
@@ -234,67 +216,53 @@ func (w *Writer[T]) Flush() error {
 		return nil
 	}
 	if err := w.pw.Flush(); err != nil {
-		return w.fail(fmt.Errorf("write row group to %s: %w", w.out.Name(), err))
+		return w.fail(fmt.Errorf("write row group to %s: %w", w.name, err))
 	}
 	w.pending = 0
 	return nil
 }
 
-// Close writes the buffered rows and the footer and publishes the file
-// (store.Writer.Close: sync, rename or link, sync the directory; or complete
-// the upload). On failure nothing appears at the final name (but a failure
-// to sync the directory, after the rename, leaves the complete file).
-// Calling Close on a Writer that already failed discards the file and
-// returns the first error.
+// Close writes the buffered rows and the footer. It does not close out:
+// the caller publishes the file (closes the store's object) after a
+// successful Close, and discards it otherwise. Calling Close on a Writer
+// that already failed returns the first error.
 func (w *Writer[T]) Close() error {
 	if w.closed {
 		return errClosed
 	}
+	w.closed = true
 	if w.err != nil {
-		w.Abort()
 		return w.err
 	}
-	w.closed = true
 	if w.pending > 0 {
 		if err := w.pw.Flush(); err != nil {
-			w.err = fmt.Errorf("write row group to %s: %w", w.out.Name(), err)
-			w.out.Abort()
+			w.err = fmt.Errorf("write row group to %s: %w", w.name, err)
 			return w.err
 		}
 	}
 	w.tail.hold() // what parquet-go writes now is the page index and the footer
 	if err := w.pw.Close(); err != nil {
-		w.err = fmt.Errorf("close dataset %s: write footer: %w", w.out.Name(), err)
-		w.out.Abort()
+		w.err = fmt.Errorf("close dataset %s: write footer: %w", w.name, err)
 		return w.err
 	}
 	if err := w.tail.flush(MaxStatBytes); err != nil {
-		w.err = fmt.Errorf("close dataset %s: %w", w.out.Name(), err)
-		w.out.Abort()
-		return w.err
-	}
-	if err := w.out.Close(); err != nil {
-		w.err = fmt.Errorf("close dataset: %w", err)
+		w.err = fmt.Errorf("close dataset %s: %w", w.name, err)
 		return w.err
 	}
 	return nil
 }
 
-// Abort discards the file: it removes the temporary file (or cancels the
-// upload), and leaves anything at the final name untouched. It does
-// nothing after Close or Abort, so it can be deferred right after Create.
-func (w *Writer[T]) Abort() error {
+// Abort gives the file up: every later call fails, and nothing more is
+// written to out (which the caller discards). It does nothing after Close
+// or Abort.
+func (w *Writer[T]) Abort() {
 	if w.closed {
-		return nil
+		return
 	}
 	w.closed = true
 	if w.err == nil {
 		w.err = errClosed
 	}
-	if err := w.out.Abort(); err != nil {
-		return fmt.Errorf("abort dataset: %w", err)
-	}
-	return nil
 }
 
 func (w *Writer[T]) usable() error {

@@ -1,8 +1,10 @@
 package dataset
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -32,7 +34,7 @@ func TestWriter_rowGroups(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "spaces.parquet")
-			w, err := Create[SpaceRow](path, Metadata{}, tt.cfg)
+			w, err := create[SpaceRow](path, Metadata{}, tt.cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,23 +77,21 @@ func TestWriter_rowGroups(t *testing.T) {
 }
 
 // exists reports whether path exists, failing on other errors.
-func exists(t *testing.T, path string) bool {
-	t.Helper()
-	_, err := os.Stat(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return false
+// failingWriter fails every write after the first n bytes.
+type failingWriter struct{ n int }
+
+func (f *failingWriter) Write(p []byte) (int, error) {
+	if len(p) > f.n {
+		return 0, errors.New("disk full")
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return true
+	f.n -= len(p)
+	return len(p), nil
 }
 
-// A file appears under its name only when complete.
-func TestWriter_Close_tempFile(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "pages.parquet")
-	w, err := Create[PageRow](path, Metadata{}, WriterConfig{RowGroupRows: 2})
+// Close ends the Writer's use; a write error is sticky; Abort gives up.
+func TestWriter_lifecycle(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter[PageRow](&buf, "pages", Metadata{}, WriterConfig{RowGroupRows: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,24 +100,15 @@ func TestWriter_Close_tempFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if !exists(t, path+".tmp") || exists(t, path) {
-		t.Fatalf("before Close: want only %s.tmp", path)
-	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if exists(t, path+".tmp") || !exists(t, path) {
-		t.Fatalf("after Close: want only %s", path)
+	if got := w.Size(); got != int64(buf.Len()) || got == 0 {
+		t.Errorf("Size = %d, want the %d bytes written", got, buf.Len())
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(entries) != 1 {
-		t.Errorf("directory holds %d entries, want 1", len(entries))
+	rows, err := readAllAt[PageRow](buf.Bytes())
+	if err != nil || len(rows) != 5 {
+		t.Errorf("read back %d rows, %v; want 5", len(rows), err)
 	}
 	if err := w.Close(); err == nil {
 		t.Error("second Close: got nil error")
@@ -125,95 +116,44 @@ func TestWriter_Close_tempFile(t *testing.T) {
 	if err := w.Write(pageRow(0)); err == nil {
 		t.Error("Write after Close: got nil error")
 	}
-	if err := w.Abort(); err != nil {
-		t.Errorf("Abort after Close: %v", err)
-	}
-	if !exists(t, path) {
-		t.Error("Abort after Close removed the file")
-	}
-}
 
-// Abort removes the temporary file and leaves an older file at path alone.
-func TestWriter_Abort(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "pages.parquet")
-	old := makeRows(3, pageRow)
-	mustWrite(t, path, Metadata{RunID: "old"}, WriterConfig{}, old)
-
-	w, err := Create[PageRow](path, Metadata{RunID: "new"}, WriterConfig{})
+	fw, err := NewWriter[PageRow](&failingWriter{n: 10}, "full", Metadata{}, WriterConfig{RowGroupRows: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Write(pageRow(7)); err != nil {
-		t.Fatal(err)
+	var first error
+	for i := 0; first == nil && i < 100; i++ {
+		first = fw.Write(pageRow(i))
 	}
-	if err := w.Abort(); err != nil {
-		t.Fatal(err)
+	if first == nil || !strings.Contains(first.Error(), "disk full") {
+		t.Fatalf("100 rows written to a full disk: %v, want its error", first)
 	}
-	if exists(t, path+".tmp") {
-		t.Error("Abort left the temporary file")
+	if err := fw.Write(pageRow(1)); err != first {
+		t.Errorf("Write after the failure = %v, want the first error again", err)
 	}
-	got, err := ReadAll[PageRow](path)
+	if err := fw.Close(); err != first {
+		t.Errorf("Close = %v, want the first error", err)
+	}
+
+	aw, err := NewWriter[PageRow](io.Discard, "aborted", Metadata{}, WriterConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got, old) {
-		t.Error("Abort changed the file at path")
+	aw.Abort()
+	if err := aw.Write(pageRow(0)); err == nil {
+		t.Error("Write after Abort: got nil error")
 	}
-	if err := w.Close(); err == nil {
+	if err := aw.Close(); err == nil {
 		t.Error("Close after Abort: got nil error")
 	}
 }
 
-// When the rename fails, Close removes the temporary file and reports it.
-func TestWriter_Close_renameFails(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "pages.parquet")
-	// A non-empty directory at path makes the rename fail.
-	if err := os.MkdirAll(filepath.Join(path, "x"), 0o755); err != nil {
-		t.Fatal(err)
+func TestNewWriter_errors(t *testing.T) {
+	if _, err := NewWriter[PageRow](io.Discard, "a", Metadata{}, WriterConfig{RowGroupRows: -1}); err == nil {
+		t.Error("NewWriter with RowGroupRows -1: got nil error")
 	}
-	w, err := Create[PageRow](path, Metadata{}, WriterConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(pageRow(0)); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err == nil {
-		t.Fatal("Close: got nil error")
-	}
-	if exists(t, path+".tmp") {
-		t.Error("failed Close left the temporary file")
-	}
-}
-
-// A stale temporary file from a killed run is overwritten.
-func TestCreate_staleTemp(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "spaces.parquet")
-	if err := os.WriteFile(path+".tmp", []byte("half a file from a killed run"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	rows := makeRows(4, spaceRow)
-	mustWrite(t, path, Metadata{}, WriterConfig{}, rows)
-	got, err := ReadAll[SpaceRow](path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, rows) {
-		t.Error("rows differ after overwriting a stale temporary file")
-	}
-}
-
-func TestCreate_errors(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := Create[PageRow](filepath.Join(dir, "no", "such", "dir.parquet"), Metadata{}, WriterConfig{}); err == nil {
-		t.Error("Create in a missing directory: got nil error")
-	}
-	if _, err := Create[PageRow](filepath.Join(dir, "a.parquet"), Metadata{}, WriterConfig{RowGroupRows: -1}); err == nil {
-		t.Error("Create with RowGroupRows -1: got nil error")
-	}
-	if _, err := Create[int](filepath.Join(dir, "b.parquet"), Metadata{}, WriterConfig{}); err == nil {
-		t.Error("Create[int]: got nil error")
+	if _, err := NewWriter[int](io.Discard, "b", Metadata{}, WriterConfig{}); err == nil {
+		t.Error("NewWriter[int]: got nil error")
 	}
 }
 
@@ -300,12 +240,10 @@ func BenchmarkWriter_Write(b *testing.B) {
 		b.Fatal(err)
 	}
 	row.Capture = capture
-	path := filepath.Join(b.TempDir(), "blobs.parquet")
-	w, err := Create[BlobRow](path, Metadata{}, WriterConfig{RowGroupRows: 100})
+	w, err := NewWriter[BlobRow](io.Discard, "blobs", Metadata{}, WriterConfig{RowGroupRows: 100})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer w.Abort()
 	b.SetBytes(int64(len(row.HTML) + len(row.Capture)))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -2,7 +2,7 @@ package dom
 
 import "strings"
 
-// Letters of the ID prefixes, one per role family (PERCEPTION.md §3).
+// Letters of the ID prefixes, one per role family (docs/perception.md, "Roles and letters").
 const (
 	LetterLink   = 'L'
 	LetterButton = 'B'

@@ -368,7 +368,7 @@ func appendWords(b *strings.Builder, s string) {
 func (t *Tree) Role(i int) string { return t.roles[i] }
 
 // Interactive reports whether node i is a candidate for an ID: an element
-// interactive by its own signals, enabled and visible (PERCEPTION.md §1).
+// interactive by its own signals, enabled and visible (docs/perception.md, "What makes an element interactive").
 // Whether a view gives it one is then up to the window, occlusion, nesting,
 // labels and modal dialogs ([View.Why] says which).
 func (t *Tree) Interactive(i int) bool { return t.candidate[i] }

@@ -1,7 +1,7 @@
 package dom
 
 // Exclusion says why an element got no ID in a view: which of the view's
-// rules (PERCEPTION.md §1–§4) left it out. The oracle reports its misses
+// rules (docs/perception.md) left it out. The oracle reports its misses
 // with it.
 type Exclusion string
 

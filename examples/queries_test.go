@@ -16,11 +16,11 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2"
 
-	"actionspace/browser"
 	"actionspace/corpora"
 	"actionspace/dataset"
-	"actionspace/internal/browsertest"
+	"actionspace/dataset/parts"
 	"actionspace/pipeline"
+	"actionspace/pipelinetest"
 )
 
 // query is one block of queries.sql.
@@ -606,7 +606,7 @@ func checks() map[string]check {
 						heavy = r.num(t, i, "html_capture_bytes")
 					}
 				}
-				for _, table := range dataset.Tables() {
+				for _, table := range parts.Tables() {
 					if bytes[table] <= 0 {
 						t.Errorf("table %s: %v bytes, want some", table, bytes[table])
 					}
@@ -713,22 +713,18 @@ func mustParseQueries(t *testing.T) []query {
 	return qs
 }
 
-// TestQueries crawls the bundled corpus and a 404 with real Chromium, then
+// TestQueries crawls the bundled corpus and a 404 on a browser that
+// replays the stored corpus pages (package pipelinetest), then
 // runs every block of queries.sql, unchanged, through DuckDB from the
 // crawl's directory, as the file's header tells a user to, and checks each
 // result. It also checks the types DuckDB sees against the dataset card.
 func TestQueries(t *testing.T) {
-	requireChromium(t)
 	card := cardTypes(t, "../docs/dataset.md")
 	qs := mustParseQueries(t)
 
-	srv, err := corpora.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	urls := corpora.DefaultURLs(srv.URL)
-	c := &crawl{pages: len(urls), notFound: srv.URL + "/no-such-page.html", expansions: []int64{0, 500, -1}, runID: "examples-test"}
+	replay := pipelinetest.New(t, pipelinetest.Options{})
+	urls := corpora.DefaultURLs(pipelinetest.Origin)
+	c := &crawl{pages: len(urls), notFound: pipelinetest.Origin + "/no-such-page.html", expansions: []int64{0, 500, -1}, runID: "examples-test"}
 	targets, err := pipeline.ReadTargets(strings.NewReader(strings.Join(append(urls, c.notFound), "\n")), pipeline.DefaultSchemes())
 	if err != nil {
 		t.Fatal(err)
@@ -742,17 +738,17 @@ func TestQueries(t *testing.T) {
 	out := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	stats, err := pipeline.Crawl(ctx, cfg, targets, out, browser.Opener(browser.DefaultConfig()), nil)
+	stats, err := pipeline.Crawl(ctx, cfg, targets, out, replay.Opener(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if stats.OK != c.pages || stats.Failed != 1 {
 		t.Fatalf("crawl: ok=%d failed=%d, want %d and 1", stats.OK, stats.Failed, c.pages)
 	}
-	pageParts, err := dataset.Files(out, dataset.PagesDir)
+	pageParts, err := parts.Files(out, dataset.PagesDir)
 	var spaceParts []string
 	if err == nil {
-		spaceParts, err = dataset.Files(out, dataset.SpacesDir)
+		spaceParts, err = parts.Files(out, dataset.SpacesDir)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -902,15 +898,6 @@ func duckType(typ string, elem []cardColumn) string {
 	}
 	return "(no DuckDB type for card type " + typ + ")"
 }
-
-// requireChromium is the shared real-Chromium guard (internal/browsertest).
-func requireChromium(tb testing.TB) {
-	tb.Helper()
-	browsertest.Require(tb)
-}
-
-// driverDirectory is where playwright-go looks for its driver by default.
-func driverDirectory() (string, error) { return browsertest.DriverDirectory() }
 
 // readCard reads the dataset card.
 func readCard(t *testing.T) string {

@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/dataset/store"
+	"actionspace/dataset/store/bucket"
 	"actionspace/internal/s3test"
 )
 
@@ -21,16 +23,19 @@ import (
 // first test that needs it.
 var s3srv s3test.Shared
 
-func TestMain(m *testing.M) { s3srv.Main(m) }
+func TestMain(m *testing.M) {
+	bucket.Register()
+	s3srv.Main(m)
+}
 
 // shardRows are the rows of n pages of one shard: ok pages with a blobs
 // row and one spaces row each.
-func shardRows(shard, n int) []dataset.Rows {
-	var rows []dataset.Rows
+func shardRows(shard, n int) []parts.Rows {
+	var rows []parts.Rows
 	for i := range n {
 		id := fmt.Sprintf("%04d%012d", shard, i)
 		u := fmt.Sprintf("http://example.test/%d/%d", shard, i)
-		rows = append(rows, dataset.Rows{
+		rows = append(rows, parts.Rows{
 			Page:   dataset.PageRow{RunID: "r", PageID: id, URL: u, Status: dataset.StatusOK, CapturedAt: time.Unix(1e9, 0).UTC()},
 			Blob:   &dataset.BlobRow{RunID: "r", PageID: id, URL: u, HTML: "<p>x</p>"},
 			Spaces: []dataset.SpaceRow{{RunID: "r", PageID: id, URL: u, Format: "actionspace", Mode: "fast", TextPolicy: "viewport"}},
@@ -44,8 +49,8 @@ func shardRows(shard, n int) []dataset.Rows {
 func writeShards(t *testing.T, loc string) {
 	t.Helper()
 	for shard, n := range map[int]int{0: 4, 3: 5} {
-		w, err := dataset.OpenParts(context.Background(), loc, dataset.Metadata{RunID: "r"},
-			dataset.PartsConfig{PartPages: 2, Partition: fmt.Sprintf("shard=%04d", shard)})
+		w, err := parts.Create(context.Background(), loc, dataset.Metadata{RunID: "r"},
+			parts.Config{PartPages: 2, Partition: fmt.Sprintf("shard=%04d", shard)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +107,7 @@ func TestDuckDB_HivePartitions(t *testing.T) {
 	writeShards(t, dir)
 	// What a kill after the commit of a pending part leaves: a complete
 	// Parquet file under a pending name.
-	spaces, err := dataset.Files(dir, dataset.SpacesDir)
+	spaces, err := parts.Files(dir, dataset.SpacesDir)
 	if err != nil || len(spaces) == 0 {
 		t.Fatalf("spaces parts %v, %v", spaces, err)
 	}
@@ -110,7 +115,7 @@ func TestDuckDB_HivePartitions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pending := filepath.Join(dir, dataset.SpacesDir, "shard=0003", dataset.PendingPrefix+"part-00099.parquet"+dataset.PendingExt)
+	pending := filepath.Join(dir, dataset.SpacesDir, "shard=0003", parts.PendingPrefix+"part-00099.parquet"+parts.PendingExt)
 	if err := os.WriteFile(pending, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +189,7 @@ func TestDuckDB_ReadsBucket(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if keys, err := dataset.PartKeys(context.Background(), st, dataset.PagesDir); err != nil || len(keys) != 5 {
+	if keys, err := parts.Keys(context.Background(), st, dataset.PagesDir); err != nil || len(keys) != 5 {
 		t.Errorf("pages parts %v, %v; want 5", keys, err)
 	}
 }

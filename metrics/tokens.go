@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/tiktoken-go/tokenizer"
 )
 
 // Encoding names a tiktoken byte-pair encoding by its tiktoken name, the
@@ -67,7 +65,7 @@ func joinEncodings(encs []Encoding) string {
 // vocabularies and never changes after NewCounter returns, so one Counter is
 // safe for concurrent use by any number of goroutines.
 type Counter struct {
-	codecs map[Encoding]tokenizer.Codec
+	codecs map[Encoding]*encoder
 }
 
 // NewCounter loads the given encodings, or every supported encoding when
@@ -76,7 +74,7 @@ func NewCounter(encs ...Encoding) (*Counter, error) {
 	if len(encs) == 0 {
 		encs = Encodings()
 	}
-	c := &Counter{codecs: make(map[Encoding]tokenizer.Codec, len(encs))}
+	c := &Counter{codecs: make(map[Encoding]*encoder, len(encs))}
 	for _, e := range encs {
 		if !e.Valid() {
 			return nil, fmt.Errorf("load encoding %q: unsupported (supported: %s)", string(e), joinEncodings(Encodings()))
@@ -84,13 +82,11 @@ func NewCounter(encs ...Encoding) (*Counter, error) {
 		if _, ok := c.codecs[e]; ok {
 			continue
 		}
-		codec, err := tokenizer.Get(tokenizer.Encoding(e))
+		enc, err := loadEncoder(e)
 		if err != nil {
-			return nil, fmt.Errorf("load encoding %s: %w", e, err)
+			return nil, err
 		}
-		// Set once here, before the codec is shared: Count only reads it.
-		codec.SetErrorMode(tokenizer.ErrorModeReplace)
-		c.codecs[e] = codec
+		c.codecs[e] = enc
 	}
 	return c, nil
 }
@@ -106,21 +102,17 @@ func (c *Counter) Encodings() []Encoding {
 	return encs
 }
 
-// Count returns the number of tokens text has in encoding enc. It uses the
-// tokenizer's counting path, which does not build the token strings or IDs.
-// Special-token text is counted as ordinary text (see the package
-// documentation). It fails when enc was not loaded by NewCounter or when the
-// tokenizer's pre-splitting expression gives up on the input.
+// Count returns the number of tokens text has in encoding enc, exactly as
+// tiktoken's encode_ordinary gives them, without building the tokens. It
+// takes time linear in the length of text, whatever the text (see the
+// package documentation). Special-token text is counted as ordinary text.
+// It fails only when enc was not loaded by NewCounter.
 func (c *Counter) Count(enc Encoding, text string) (int64, error) {
-	codec, ok := c.codecs[enc]
+	e, ok := c.codecs[enc]
 	if !ok {
 		return 0, fmt.Errorf("count %s tokens: encoding not loaded (loaded: %s)", enc, joinEncodings(c.Encodings()))
 	}
-	n, err := codec.Count(text)
-	if err != nil {
-		return 0, fmt.Errorf("count %s tokens of %d bytes: %w", enc, len(text), err)
-	}
-	return int64(n), nil
+	return int64(e.count(text)), nil
 }
 
 // Ratio returns the compression ratio of an action space against the page's

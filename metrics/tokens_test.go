@@ -2,9 +2,12 @@ package metrics
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/tiktoken-go/tokenizer"
 )
 
 func mustCounter(tb testing.TB, encs ...Encoding) *Counter {
@@ -251,23 +254,82 @@ func testHTML(n int) string {
 	return b.String()
 }
 
-func BenchmarkCounter_Count(b *testing.B) {
-	c := mustCounter(b)
-	html := testHTML(100 << 10)
-	for _, enc := range Encodings() {
-		b.Run(string(enc), func(b *testing.B) {
-			b.SetBytes(int64(len(html)))
-			b.ReportAllocs()
-			var n int64
-			for b.Loop() {
-				var err error
-				n, err = c.Count(enc, html)
-				if err != nil {
-					b.Fatal(err)
-				}
+// benchTexts are the texts of BenchmarkCount: the stored pages' action
+// spaces (every golden render of the actionspace format) and their HTML,
+// one after the other, and runs of white space (" \n" pairs, the shape on
+// which the tokenizer's regular expression took quadratic time).
+func benchTexts(b *testing.B) []struct{ name, text string } {
+	b.Helper()
+	var spaces, html strings.Builder
+	for _, glob := range []string{"../render/testdata/*/fast_E*.txt", "../render/testdata/*/page.html.gz"} {
+		paths, err := filepath.Glob(glob)
+		if err != nil || len(paths) == 0 {
+			b.Fatalf("%s: %v %v", glob, paths, err)
+		}
+		for _, p := range paths {
+			data, err := readMaybeGzip(p)
+			if err != nil {
+				b.Fatal(err)
 			}
-			b.ReportMetric(float64(n), "tokens/op")
-		})
+			if strings.HasSuffix(p, ".gz") {
+				html.Write(data)
+			} else {
+				spaces.Write(data)
+			}
+		}
+	}
+	run := func(n int) string { return "<p>" + strings.Repeat(" \n", n/2) + "</p>" }
+	return []struct{ name, text string }{
+		{"actionspace", spaces.String()},
+		{"html", html.String()},
+		{"whitespace-64KiB", run(64 << 10)},
+		{"whitespace-1MiB", run(1 << 20)},
+	}
+}
+
+// BenchmarkCount compares the Counter ("exact") with the path it replaced,
+// github.com/tiktoken-go/tokenizer's own Count ("library"), whose
+// pre-splitting differs from tiktoken's and takes time quadratic in the
+// length of some white-space runs: on 1 MiB of them it would run for about
+// 25 minutes, so it is skipped there.
+func BenchmarkCount(b *testing.B) {
+	c := mustCounter(b)
+	for _, tt := range benchTexts(b) {
+		for _, enc := range Encodings() {
+			codec, err := tokenizer.Get(tokenizer.Encoding(enc))
+			if err != nil {
+				b.Fatal(err)
+			}
+			codec.SetErrorMode(tokenizer.ErrorModeReplace)
+			for _, impl := range []struct {
+				name  string
+				count func(string) (int64, error)
+			}{
+				{"exact", func(s string) (int64, error) { return c.Count(enc, s) }},
+				{"library", func(s string) (int64, error) { n, err := codec.Count(s); return int64(n), err }},
+			} {
+				b.Run(fmt.Sprintf("%s/%s/%s", tt.name, enc, impl.name), func(b *testing.B) {
+					if impl.name == "library" && tt.name == "whitespace-1MiB" {
+						b.Skip("quadratic: about 25 minutes")
+					}
+					b.SetBytes(int64(len(tt.text)))
+					var n int64
+					cpu := cpuTime(b)
+					for b.Loop() {
+						var err error
+						if n, err = impl.count(tt.text); err != nil {
+							b.Fatal(err)
+						}
+					}
+					// The machine may be shared: CPU time is the figure
+					// to compare.
+					perOp := float64(cpuTime(b)-cpu) / float64(b.N)
+					b.ReportMetric(float64(n), "tokens/op")
+					b.ReportMetric(perOp, "cpu-ns/op")
+					b.ReportMetric(float64(len(tt.text))/perOp*1e3, "cpu-MB/s")
+				})
+			}
+		}
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/dom"
 	"actionspace/metrics"
 	"actionspace/render"
@@ -18,12 +18,22 @@ import (
 // Config holds the settings of a crawl. The zero value is not usable; start
 // from DefaultConfig.
 type Config struct {
-	// RunID names the run in every row.
+	// RunID names the run in every row. A resume may leave it empty to
+	// take the dataset's.
 	RunID string
+	// NewRunID is the run ID of a resume that leaves RunID empty and
+	// finds no dataset to take one from (crawl sets a fresh one): a row's
+	// run ID is never empty.
+	NewRunID string
+	// Shards is the shard count of a sharded crawl (its shard index is
+	// Output.Partition), 0 for none; recorded, so that a resume with
+	// another count is refused.
+	Shards int
 	// Workers is the number of pages crawled at once.
 	Workers int
 	// Timeout bounds one attempt at one URL: navigation, settling, capture
-	// and content.
+	// and content; and, once the page is loaded, its processing (decoding,
+	// rendering, counting, scoring), from the end of the load.
 	Timeout time.Duration
 	// Retries is how many more attempts a transient failure gets.
 	Retries int
@@ -37,13 +47,13 @@ type Config struct {
 	// keeps Chromium's memory bounded. Zero means never.
 	RecyclePages int
 	// Output says how Crawl lays out and rotates its part files.
-	Output dataset.PartsConfig
+	Output parts.Config
 	// Resume continues the dataset already at the output location: what
 	// an interrupted run left in the partition is finished or cleaned up,
 	// the URLs whose pages rows are in its complete parts are skipped but
 	// those whose rows failed transiently (TransientRow), which are
 	// crawled again and their old rows superseded, and new parts are
-	// numbered after the existing ones (see dataset.OpenForResume).
+	// numbered after the existing ones (see parts.Resume).
 	// Without Resume, a partition that already holds parts is an error. A
 	// resume skips the URLs done in any partition but changes its own
 	// only, so it never touches the files of another crawl. It refuses a
@@ -98,7 +108,7 @@ func DefaultConfig() Config {
 		Retries:      DefaultRetries,
 		Grace:        DefaultGrace,
 		RecyclePages: DefaultRecyclePages,
-		Output:       dataset.DefaultPartsConfig(),
+		Output:       parts.DefaultConfig(),
 		Formats:      space.Formats(),
 		Modes:        []string{space.ModeFast},
 		Expansions:   []int{0, 500, dom.WholePage},

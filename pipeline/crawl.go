@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/dataset/store"
 	"actionspace/dom"
 	"actionspace/space"
@@ -24,7 +25,7 @@ type Opener func(ctx context.Context) (Browser, error)
 // the output partition (cfg.Output), opens the browser with open, crawls
 // the targets and streams the rows into rotating part files, and closes
 // the browser. With cfg.Resume it first finishes what an interrupted run
-// left (dataset.OpenForResume), skips the targets the dataset already
+// left (parts.Resume), skips the targets the dataset already
 // holds and crawls again those whose rows failed transiently (unless
 // cfg.ResumeKeepFailed), superseding their old rows; it opens no browser
 // at all when nothing is left. onResult, if set, sees every result after
@@ -36,7 +37,7 @@ type Opener func(ctx context.Context) (Browser, error)
 // closed properly, and the error is ctx's: everything emitted is in
 // complete parts, and a resume crawls the rest. When the partition's lock
 // is lost to another writer, the crawl stops the same way, publishes
-// nothing more, and returns an error matching store.ErrLockLost.
+// nothing more, and returns an error matching parts.ErrLockLost.
 func Crawl(ctx context.Context, cfg Config, targets []Target, out string, open Opener, onResult func(Result)) (Stats, error) {
 	if err := cfg.Validate(); err != nil {
 		return Stats{}, err
@@ -53,7 +54,7 @@ func Crawl(ctx context.Context, cfg Config, targets []Target, out string, open O
 	if p := cfg.Output.Partition; p != "" {
 		owner += " " + p
 	}
-	dst, err := dataset.OpenOutput(ctx, st, owner, cfg.Output, cfg.logger())
+	dst, err := parts.OpenOutput(ctx, st, owner, cfg.Output, cfg.logger())
 	if err != nil {
 		return Stats{}, err
 	}
@@ -84,7 +85,7 @@ func Crawl(ctx context.Context, cfg Config, targets []Target, out string, open O
 	if r, ok := browser.(interface{ Relaunches() int }); ok {
 		stats.Relaunches = r.Relaunches()
 	}
-	if lockErr := dst.Check(); err != nil && errors.Is(lockErr, store.ErrLockLost) {
+	if lockErr := dst.Check(); err != nil && errors.Is(lockErr, parts.ErrLockLost) {
 		err = lockErr
 	}
 	return stats, err
@@ -93,7 +94,7 @@ func Crawl(ctx context.Context, cfg Config, targets []Target, out string, open O
 // output is a dataset partition ready for a crawl: the targets left to do
 // and where the parts go on.
 type output struct {
-	dst      *dataset.Output
+	dst      *parts.Output
 	runID    string
 	nextPart int
 	todo     []Target
@@ -104,12 +105,15 @@ type output struct {
 // prepareOutput checks the output partition and, for a resume, finishes
 // what an interrupted run left, reads what the dataset holds and works
 // out what is left to crawl.
-func prepareOutput(ctx context.Context, cfg Config, targets []Target, dst *dataset.Output) (*output, error) {
+func prepareOutput(ctx context.Context, cfg Config, targets []Target, dst *parts.Output) (*output, error) {
 	log := cfg.logger()
 	where := store.Redact(dst.Store().String())
 	out := &output{dst: dst, runID: cfg.RunID, todo: targets, stats: Stats{RunID: cfg.RunID, Targets: len(targets)}}
 	if !cfg.Resume {
-		n, err := dataset.CountParts(ctx, dst)
+		if out.runID == "" {
+			return nil, errors.New("crawl: no run ID: every row needs one")
+		}
+		n, err := parts.Count(ctx, dst)
 		if err != nil {
 			return nil, err
 		}
@@ -118,19 +122,25 @@ func prepareOutput(ctx context.Context, cfg Config, targets []Target, dst *datas
 		}
 		return out, nil
 	}
-	opts := dataset.ResumeOptions{Logger: log}
+	opts := parts.ResumeOptions{Logger: log}
 	if !cfg.ResumeKeepFailed {
 		opts.Retry = TransientRow
 	}
-	st, err := dataset.OpenForResume(ctx, dst, opts)
+	st, err := parts.Resume(ctx, dst, opts)
 	if err != nil {
 		return nil, err
 	}
 	switch {
-	case out.runID == "":
+	case out.runID == "" && st.RunID != "":
 		out.runID = st.RunID
+	case out.runID == "":
+		// Nothing to take a run ID from: the location holds no dataset.
+		out.runID = cfg.NewRunID
 	case st.RunID != "" && st.RunID != out.runID:
 		return nil, fmt.Errorf("resume %s: the dataset is run %q, not %q", where, st.RunID, out.runID)
+	}
+	if out.runID == "" {
+		return nil, fmt.Errorf("resume %s: the location holds no dataset to take the run ID from, and none was given", where)
 	}
 	if st.Parts > 0 && st.SchemaVersion != dataset.SchemaVersion {
 		return nil, fmt.Errorf("resume %s: the dataset has schema version %d, this build writes %d; crawl into a new location", where, st.SchemaVersion, dataset.SchemaVersion)
@@ -173,12 +183,12 @@ func (o *output) crawl(ctx context.Context, cfg Config, browser Browser, onResul
 		Config:         cfg.record(),
 	}
 	// The open part is published even when the crawl is interrupted.
-	parts, err := dataset.NewParts(context.WithoutCancel(ctx), o.dst, meta, o.nextPart, o.retry)
+	pw, err := parts.NewWriter(context.WithoutCancel(ctx), o.dst, meta, o.nextPart, o.retry)
 	if err != nil {
 		return o.stats, err
 	}
 	stats, runErr := run(ctx, cfg, browser, o.todo, func(res Result) error {
-		if err := parts.Write(res); err != nil {
+		if err := pw.Write(res); err != nil {
 			return err
 		}
 		if onResult != nil {
@@ -186,8 +196,8 @@ func (o *output) crawl(ctx context.Context, cfg Config, browser Browser, onResul
 		}
 		return nil
 	})
-	closeErr := parts.Close()
-	ps := parts.Stats()
+	closeErr := pw.Close()
+	ps := pw.Stats()
 	stats.Targets += o.stats.Targets - len(o.todo)
 	stats.Skipped = o.stats.Skipped
 	stats.Recrawled, stats.Superseded, stats.BytesWritten = o.stats.Recrawled, ps.Superseded, ps.Bytes
@@ -226,6 +236,17 @@ func (c Config) record() string {
 		MaxAXNodes         int  `json:"max_ax_nodes,omitempty"`
 		AISnapshot         bool `json:"aisnapshot"`
 		MaxAISnapshotBytes int  `json:"max_aisnapshot_bytes,omitempty"`
+		// The caps of what a page may make of its rows.
+		MaxHTMLBytes int `json:"max_html_bytes"`
+		MaxFrames    int `json:"max_frames"`
+		// The network policy: which addresses pages may reach.
+		AllowPrivate bool     `json:"network_allow_private,omitempty"`
+		Blocked      []string `json:"network_blocked,omitempty"`
+		Public       []string `json:"network_public,omitempty"`
+		// The token budgets of the budget rows.
+		Budgets []int64 `json:"token_budgets,omitempty"`
+		// The shard count of a sharded crawl (its index is the partition).
+		Shards int `json:"shards,omitempty"`
 		// Screenshots are recorded only when taken.
 		Screenshots       string `json:"screenshots,omitempty"`
 		ScreenshotFormat  string `json:"screenshot_format,omitempty"`
@@ -236,6 +257,9 @@ func (c Config) record() string {
 		LLMBaseURL   string  `json:"llm_base_url,omitempty"`
 		LLMMaxTokens int     `json:"llm_max_tokens,omitempty"`
 		LLMClassify  bool    `json:"llm_classify_page,omitempty"`
+		LLMCoverage  float64 `json:"llm_coverage,omitempty"`
+		LLMRounds    int     `json:"llm_max_extra_rounds,omitempty"`
+		LLMRetries   int     `json:"llm_max_parse_retries,omitempty"`
 		// Where the pages were loaded: none for a local Chromium.
 		BrowserEndpoints []string `json:"browser_endpoints,omitempty"`
 		// How the dataset is written.
@@ -250,6 +274,14 @@ func (c Config) record() string {
 		SettleQuietMS: c.Page.SettleQuiet.Milliseconds(), SettleMaxMS: c.Page.SettleMax.Milliseconds(),
 		ScriptSHA256: hex.EncodeToString(sum[:]), ScriptOptions: c.Page.Script,
 		PartPages: c.Output.PartPages, PartIntervalS: c.Output.PartInterval.Seconds(), Partition: c.Output.Partition,
+		MaxHTMLBytes: c.Page.MaxHTMLBytes, MaxFrames: c.Page.MaxFrames, AllowPrivate: c.Page.Network.AllowPrivate,
+		Budgets: c.Budgets, Shards: c.Shards,
+	}
+	for _, p := range c.Page.Network.Blocked {
+		rec.Blocked = append(rec.Blocked, p.String())
+	}
+	for _, p := range c.Page.Network.Public {
+		rec.Public = append(rec.Public, p.String())
 	}
 	if rec.AXTree {
 		rec.MaxAXNodes = c.Page.Extras.MaxAXNodes
@@ -270,6 +302,7 @@ func (c Config) record() string {
 		model := d.Renderer.Model
 		rec.LLMModel = &model
 		rec.LLMMaxTokens, rec.LLMClassify = d.Renderer.MaxTokens, d.Renderer.ClassifyPage
+		rec.LLMCoverage, rec.LLMRounds, rec.LLMRetries = d.Renderer.Coverage, d.Renderer.MaxExtraRounds, d.Renderer.MaxParseRetries
 		if c.LLMBaseURL != "" {
 			rec.LLMBaseURL = store.Redact(c.LLMBaseURL)
 		}

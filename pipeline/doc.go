@@ -24,11 +24,11 @@
 //     browser.Opener), stream the rows into rotating part files
 //     (dataset.Parts), close them properly even when interrupted, and,
 //     with [Config].Resume, skip what a killed or interrupted run already
-//     wrote (dataset.OpenForResume).
+//     wrote (parts.Resume).
 //
 // To scale out, N processes crawl one [Shard] of the same list each (a URL
 // belongs to the shard of its page ID modulo N) into their own partition
-// of one dataset directory ([dataset.PartsConfig].Partition, "shard=000I").
+// of one dataset directory ([parts.Config].Partition, "shard=000I").
 //
 // The package links no browser: `go list -deps` shows no Playwright.
 package pipeline

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 )
 
 // ErrorKind classifies why a page failed. It is the error_kind column of the
@@ -93,7 +94,7 @@ func transient(kind ErrorKind, status int) bool {
 // TransientRow reports whether a stored pages row failed transiently, by
 // the rule of PageError.Transient applied to its error_kind and
 // http_status: the rows a resume crawls again.
-func TransientRow(p dataset.PageOutcome) bool {
+func TransientRow(p parts.PageOutcome) bool {
 	status := 0
 	if p.HTTPStatus != nil {
 		status = int(*p.HTTPStatus)

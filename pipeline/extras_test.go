@@ -8,6 +8,7 @@ import (
 
 	"actionspace/axtree"
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/dom"
 	"actionspace/internal/storedtest"
 )
@@ -125,7 +126,7 @@ func TestCrawl_Formats(t *testing.T) {
 
 func readTable[T any](t *testing.T, dir, table string) []T {
 	t.Helper()
-	files, err := dataset.Files(dir, table)
+	files, err := parts.Files(dir, table)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,4 +11,5 @@ const (
 	logAttempt   = "attempt"
 	logStatus    = "status"
 	logSpaces    = "spaces"
+	logSkipped   = "skipped"
 )

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"net"
 	"net/netip"
 	"slices"
 	"strings"
@@ -10,8 +11,9 @@ import (
 // NetworkConfig is the network policy of a crawl's pages: which addresses
 // a page may reach, for its own navigation (redirects and script
 // navigations included) and for every request it makes (subresources,
-// frames, fetches). The browser adapter enforces it; [NetworkConfig.Class]
-// and [NetworkConfig.Allows] are the rule itself.
+// frames, fetches, WebSockets, beacons). The egress proxy (package egress)
+// enforces it for every request of a page; [NetworkConfig.Class] and
+// [NetworkConfig.Allows] are the rule itself.
 //
 // Every host falls in one [AddrClass]:
 //
@@ -41,6 +43,14 @@ type NetworkConfig struct {
 	// blocked (a routed 100.64.0.0/10, say; tests make one loopback
 	// address play a public host).
 	Public []netip.Prefix
+	// ProxyListen is the host (an address, no port) the egress proxy that
+	// enforces the policy listens on, on a free port per browser context;
+	// 127.0.0.1 when empty. Browser servers on other machines need an
+	// address they can reach.
+	ProxyListen string
+	// ProxyAdvertise is the host browsers are told to reach the proxy at;
+	// empty: ProxyListen.
+	ProxyAdvertise string
 }
 
 // AddrClass is how far a host is from the public internet, as the network
@@ -90,7 +100,37 @@ func (c NetworkConfig) Validate() error {
 			return fmt.Errorf("network policy: invalid range %v", p)
 		}
 	}
+	for _, h := range []string{c.ProxyListen, c.ProxyAdvertise} {
+		if _, _, err := net.SplitHostPort(h); err == nil || strings.ContainsAny(h, "/ ") {
+			return fmt.Errorf("egress proxy host %q: want a host without port (each browser context gets a free port)", h)
+		}
+	}
+	if a, err := netip.ParseAddr(strings.Trim(c.ProxyListen, "[]")); err == nil && a.IsUnspecified() && c.ProxyAdvertise == "" {
+		return fmt.Errorf("egress proxy host %q is every interface: say which address browsers reach it at (ProxyAdvertise)", c.ProxyListen)
+	}
 	return nil
+}
+
+// ParsePrefixes parses a comma-separated list of CIDR ranges; a bare
+// address is a range of one.
+func ParsePrefixes(list string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for f := range strings.SplitSeq(list, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if a, err := netip.ParseAddr(f); err == nil {
+			out = append(out, netip.PrefixFrom(a, a.BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			return nil, fmt.Errorf("range %q: want a CIDR such as 10.0.0.0/8 or an address", f)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
 }
 
 // Class returns the class of host (a URL's host name or IP literal,

@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/dataset/store"
 	"actionspace/metrics"
 	"actionspace/render"
@@ -56,7 +59,7 @@ func TestCrawlWith_Resume(t *testing.T) {
 	if len(loaded) != 10-first.OK {
 		t.Errorf("resume loaded %v, want the %d missing URLs", loaded, 10-first.OK)
 	}
-	pages, err := dataset.Files(dir, dataset.PagesDir)
+	pages, err := parts.Files(dir, dataset.PagesDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +122,7 @@ func TestCrawlWith_Partitions(t *testing.T) {
 	}
 	// shard=0001 is "still running": its open part must survive a resume
 	// of another partition.
-	open := filepath.Join(dir, dataset.SpacesDir, "shard=0001", "part-00009.parquet"+dataset.TempSuffix)
+	open := filepath.Join(dir, dataset.SpacesDir, "shard=0001", "part-00009.parquet"+store.TempSuffix)
 	if err := os.WriteFile(open, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -132,10 +135,10 @@ func TestCrawlWith_Partitions(t *testing.T) {
 	if _, err := os.Stat(open); err != nil {
 		t.Errorf("another partition's open part was touched: %v", err)
 	}
-	pages, err := dataset.Files(dir, dataset.PagesDir)
+	pages, err := parts.Files(dir, dataset.PagesDir)
 	var spaces []string
 	if err == nil {
-		spaces, err = dataset.Files(dir, dataset.SpacesDir)
+		spaces, err = parts.Files(dir, dataset.SpacesDir)
 	}
 	if err != nil || len(pages) != 6 || len(spaces) != 6 {
 		t.Errorf("DatasetFiles: %d pages and %d spaces parts, %v; want 6 and 6", len(pages), len(spaces), err)
@@ -209,7 +212,7 @@ func TestCrawlWith_ResumeRecrawlsTransient(t *testing.T) {
 				t.Errorf("stats %+v, want %d crawled again and superseded, the rest skipped", stats, len(want))
 			}
 			rows := map[string][]dataset.PageRow{}
-			pages, err := dataset.Files(dir, dataset.PagesDir)
+			pages, err := parts.Files(dir, dataset.PagesDir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -246,7 +249,7 @@ func TestCrawlWith_LockHeld(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	holder, err := dataset.OpenOutput(context.Background(), st, "the other crawl", dataset.PartsConfig{Partition: "shard=0001"}, nil)
+	holder, err := parts.OpenOutput(context.Background(), st, "the other crawl", parts.Config{Partition: "shard=0001"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +258,7 @@ func TestCrawlWith_LockHeld(t *testing.T) {
 	cfg := fakeConfig(t)
 	cfg.Output.Partition = "shard=0001"
 	_, err = Crawl(context.Background(), cfg, fakeTargets(2), dir, opened(b), nil)
-	var held *store.HeldError
+	var held *parts.HeldError
 	if !errors.As(err, &held) || !strings.Contains(err.Error(), "the other crawl") {
 		t.Errorf("crawl into a held partition: %v, want it refused naming the holder", err)
 	}
@@ -276,8 +279,26 @@ func TestCheckResumable(t *testing.T) {
 		want   string // "" for accepted
 	}{
 		{"workers", func(c *Config) { c.Workers = 9 }, ""},
+		{"timeout", func(c *Config) { c.Timeout = time.Minute }, ""},
 		{"part pages", func(c *Config) { c.Output.PartPages = 7 }, ""},
+		{"part interval", func(c *Config) { c.Output.PartInterval = time.Hour }, ""},
+		{"lock", func(c *Config) { c.Output.LockTTL, c.Output.LockWait = time.Hour, time.Minute }, ""},
+		{"log", func(c *Config) { c.Logger = nil }, ""},
+		{"partition", func(c *Config) { c.Output.Partition = "shard=0001" }, ""},
 		{"endpoints", func(c *Config) { c.BrowserEndpoints = []string{"ws://b:3000/"} }, ""},
+		{"retries", func(c *Config) { c.Retries = 7 }, "retries"},
+		{"settle", func(c *Config) { c.Page.SettleMax = time.Minute }, "settle_max_ms"},
+		{"budgets", func(c *Config) { c.Budgets = []int64{400} }, "token_budgets"},
+		{"html cap", func(c *Config) { c.Page.MaxHTMLBytes = 1 }, "max_html_bytes"},
+		{"frames", func(c *Config) { c.Page.MaxFrames = 0 }, "max_frames"},
+		{"script cap", func(c *Config) { c.Page.Script.MaxNodes = 5 }, "capture_script_options"},
+		{"ax nodes", func(c *Config) { c.Page.Extras.MaxAXNodes = 5 }, "max_ax_nodes"},
+		{"network", func(c *Config) { c.Page.Network.AllowPrivate = true }, "network_allow_private"},
+		{"network ranges", func(c *Config) { c.Page.Network.Blocked = []netip.Prefix{netip.MustParsePrefix("100.64.0.0/10")} }, "network_blocked"},
+		{"screenshots", func(c *Config) {
+			c.Page.Screenshot = ScreenshotConfig{Mode: ScreenshotsPlain, Format: ScreenshotPNG, Quality: DefaultScreenshotQuality}
+		}, "screenshots"},
+		{"shards", func(c *Config) { c.Shards = 4 }, "shards"},
 		{"modes", func(c *Config) { c.Modes = []string{"fast", "deep"}; c.Deep = deep("") }, "modes"},
 		{"expansions", func(c *Config) { c.Expansions = []int{0, 500} }, "viewport_expansions"},
 		{"text", func(c *Config) { c.Text = "all" }, "text"},
@@ -303,6 +324,71 @@ func TestCheckResumable(t *testing.T) {
 	b.Modes, b.Deep = []string{"deep"}, deep("model-b")
 	if err := checkResumable(a.record(), b.record()); err == nil || !strings.Contains(err.Error(), "llm_model") || !strings.Contains(err.Error(), "model-a") {
 		t.Errorf("another LLM model: %v, want a refusal naming llm_model and the dataset's model", err)
+	}
+	// The other settings of deep mode, but the key (never recorded).
+	llm := []struct {
+		want   string
+		change func(d *render.Deep)
+	}{
+		{"llm_max_tokens", func(d *render.Deep) { d.MaxTokens = 99 }},
+		{"llm_coverage", func(d *render.Deep) { d.Coverage = 0.5 }},
+		{"llm_max_extra_rounds", func(d *render.Deep) { d.MaxExtraRounds = 3 }},
+		{"llm_max_parse_retries", func(d *render.Deep) { d.MaxParseRetries = 3 }},
+		{"llm_classify_page", func(d *render.Deep) { d.ClassifyPage = true }},
+	}
+	for _, tc := range llm {
+		r := &render.Deep{Model: "model-a"}
+		tc.change(r)
+		b.Deep = space.Deep{Renderer: r}
+		if err := checkResumable(a.record(), b.record()); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("another %s: %v, want a refusal naming it", tc.want, err)
+		}
+	}
+	b.Deep, b.LLMBaseURL = deep("model-a"), "http://127.0.0.1:1/v1"
+	if err := checkResumable(a.record(), b.record()); err == nil || !strings.Contains(err.Error(), "llm_base_url") {
+		t.Errorf("another LLM endpoint: %v, want a refusal naming llm_base_url", err)
+	}
+}
+
+// TestCrawl_ResumeRunID: a resume that names no run takes the dataset's,
+// and into an empty location the fresh one it was given: a row's run ID is
+// never empty; with none to take, it is refused.
+func TestCrawl_ResumeRunID(t *testing.T) {
+	b := &fakeBrowser{load: func(ctx context.Context, url string) (*Load, error) { return okLoad(url), nil }}
+	cfg := fakeConfig(t)
+	cfg.RunID, cfg.Resume = "", true
+	if _, err := Crawl(context.Background(), cfg, fakeTargets(2), t.TempDir(), opened(b), nil); err == nil || !strings.Contains(err.Error(), "run ID") {
+		t.Errorf("resume into an empty location without a run ID: %v, want it refused", err)
+	}
+	dir := t.TempDir()
+	cfg.NewRunID = "crawl-fresh"
+	stats, err := Crawl(context.Background(), cfg, fakeTargets(2), dir, opened(b), nil)
+	if err != nil || stats.RunID != "crawl-fresh" {
+		t.Fatalf("resume into an empty location: %+v, %v; want run crawl-fresh", stats, err)
+	}
+	pages, err := parts.Files(dir, dataset.PagesDir)
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("pages parts %v, %v", pages, err)
+	}
+	for _, p := range pages {
+		rows, err := dataset.ReadAll[dataset.PageRow](p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			if r.RunID != "crawl-fresh" {
+				t.Errorf("%s: run_id %q, want crawl-fresh", r.URL, r.RunID)
+			}
+		}
+		meta, err := dataset.ReadMetadata(p)
+		if err != nil || meta.RunID != "crawl-fresh" {
+			t.Errorf("%s: metadata run %q, %v; want crawl-fresh", p, meta.RunID, err)
+		}
+	}
+	// The next resume takes the dataset's, not a new fresh one.
+	cfg.NewRunID = "crawl-later"
+	if stats, err := Crawl(context.Background(), cfg, fakeTargets(3), dir, opened(b), nil); err != nil || stats.RunID != "crawl-fresh" {
+		t.Errorf("second resume: %+v, %v; want run crawl-fresh", stats, err)
 	}
 }
 

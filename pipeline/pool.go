@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/internal/bounded"
 )
 
@@ -58,7 +59,7 @@ type Target struct {
 
 // Result is everything the crawl learned about one target: the rows it
 // gives each table of the dataset.
-type Result = dataset.Rows
+type Result = parts.Rows
 
 // Stats counts what a run did. Targets = OK + Failed + Unfinished (+
 // Skipped, for a resumed crawl).
@@ -258,7 +259,6 @@ func (w *worker) handle(ctx context.Context, t Target) (Result, bool, error) {
 		load     *Load
 		err      error
 		attempts int
-		deadline time.Time // the end of the last attempt's time limit
 	)
 	started := time.Now()
 	for attempts = 1; ; attempts++ {
@@ -279,7 +279,7 @@ func (w *worker) handle(ctx context.Context, t Target) (Result, bool, error) {
 				return Result{}, false, fmt.Errorf("new page for %s: %w", t.URL, err)
 			}
 		}
-		load, deadline, err = w.load(ctx, t.URL)
+		load, err = w.load(ctx, t.URL)
 		w.loads++
 		if err == nil {
 			break
@@ -309,30 +309,32 @@ func (w *worker) handle(ctx context.Context, t Target) (Result, bool, error) {
 		log.Info("page failed", logErrorKind, ErrorKindOf(err), logError, err)
 		return w.proc.failed(t, load, err, attempts, started), true, nil
 	}
-	res := w.proc.succeeded(ctx, t, load, attempts, started, deadline)
+	res, ok := w.proc.process(ctx, t, load, attempts, started)
+	if !ok {
+		log.Info("processing stopped at the end of the grace period; the page gets no row")
+		return Result{}, false, nil
+	}
 	log.Debug("page done", logStatus, res.Page.Status, logSpaces, len(res.Spaces))
 	return res, true, nil
 }
 
-// load runs one attempt with its timeout, and returns the attempt's
-// deadline with its result. Should the page not return in time (it is
-// meant to), the attempt is a timeout and the page is abandoned, so that
-// the worker moves on.
-func (w *worker) load(ctx context.Context, url string) (*Load, time.Time, error) {
+// load runs one attempt with its timeout. Should the page not return in
+// time (it is meant to), the attempt is a timeout and the page is
+// abandoned, so that the worker moves on.
+func (w *worker) load(ctx context.Context, url string) (*Load, error) {
 	actx, cancel := context.WithTimeout(ctx, w.cfg.Timeout)
 	defer cancel()
-	deadline, _ := actx.Deadline()
 	page := w.page
 	ld, err, ok := bounded.Call(context.Background(), w.cfg.Timeout+WatchdogSlack,
 		func() (*Load, error) { return page.Load(actx, url) },
 		func(*Load, error) { _ = page.Close() })
 	if ok {
-		return ld, deadline, err
+		return ld, err
 	}
 	w.log.Warn("page did not return after its deadline; abandoned", logURL, url, "slack", WatchdogSlack)
 	w.page, w.loads = nil, 0
 	if ctx.Err() != nil {
-		return nil, deadline, &PageError{Kind: KindCanceled, URL: url, Err: ctx.Err()}
+		return nil, &PageError{Kind: KindCanceled, URL: url, Err: ctx.Err()}
 	}
-	return nil, deadline, &PageError{Kind: KindTimeout, URL: url, Err: fmt.Errorf("page did not return %v after its deadline: %w", WatchdogSlack, context.DeadlineExceeded)}
+	return nil, &PageError{Kind: KindTimeout, URL: url, Err: fmt.Errorf("page did not return %v after its deadline: %w", WatchdogSlack, context.DeadlineExceeded)}
 }

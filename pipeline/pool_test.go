@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"actionspace/dataset"
+	"actionspace/dom"
 	"actionspace/metrics"
+	"actionspace/space"
 )
 
 // fakeCapture is the smallest capture record dom.Parse accepts.
@@ -317,6 +319,106 @@ func TestRun_PageConfig(t *testing.T) {
 	for _, r := range rows {
 		if r.Page.ViewportWidth != 999 || r.Page.ViewportHeight != 555 {
 			t.Errorf("%s: viewport %dx%d, want 999x555", r.Page.URL, r.Page.ViewportWidth, r.Page.ViewportHeight)
+		}
+	}
+}
+
+// slowDeep is a deep renderer that takes its time: it says when it
+// starts, and returns after delay, or with ctx's error once ctx is done.
+type slowDeep struct {
+	started chan struct{}
+	delay   time.Duration
+}
+
+func (d slowDeep) Render(ctx context.Context, v *dom.View) (space.Rendered, error) {
+	d.started <- struct{}{}
+	select {
+	case <-time.After(d.delay):
+		return space.Fast{}.Render(ctx, v)
+	case <-ctx.Done():
+		return space.Rendered{}, fmt.Errorf("deep: %w", ctx.Err())
+	}
+}
+
+// TestRun_InterruptWhileProcessing: an interrupt does not cut short the
+// processing of a page already loaded (its row is whole); the end of the
+// grace period does, and then the page gets no row and Run returns ctx's
+// error, so that the crawl exits non-zero and a resume processes the page.
+func TestRun_InterruptWhileProcessing(t *testing.T) {
+	tests := []struct {
+		name    string
+		grace   time.Duration
+		wantRow bool
+	}{
+		{"processing finishes within grace", 5 * time.Second, true},
+		{"grace over during processing", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := &fakeBrowser{load: func(ctx context.Context, url string) (*Load, error) { return okLoad(url), nil }}
+			deep := slowDeep{started: make(chan struct{}, 1), delay: 500 * time.Millisecond}
+			cfg := fakeConfig(t)
+			cfg.Workers = 1
+			cfg.Grace = tt.grace
+			cfg.Modes = []string{space.ModeFast, space.ModeDeep}
+			cfg.Deep = deep
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() {
+				<-deep.started
+				cancel() // the page is loaded and being processed
+			}()
+			var rows []Result
+			stats, err := Run(ctx, cfg, b, fakeTargets(1), func(res Result) error {
+				rows = append(rows, res)
+				return nil
+			})
+			if !tt.wantRow {
+				if !errors.Is(err, context.Canceled) || len(rows) != 0 || stats.Unfinished != 1 {
+					t.Fatalf("Run = %+v, %v with %d rows; want context.Canceled, no row, 1 unfinished", stats, err, len(rows))
+				}
+				return
+			}
+			if err != nil || len(rows) != 1 || stats.Unfinished != 0 {
+				t.Fatalf("Run = %+v, %v with %d rows; want no error and the page's row", stats, err, len(rows))
+			}
+			for _, s := range rows[0].Spaces {
+				if s.LLMError != nil || s.TokensCL100K == nil || s.TokensSkipped != "" {
+					t.Errorf("%s/%s row: llm_error %s, tokens %s, tokens_skipped %q; want a whole row", s.Format, s.Mode, ptrString(s.LLMError), ptrString(s.TokensCL100K), s.TokensSkipped)
+				}
+			}
+		})
+	}
+}
+
+// TestRun_ProcessingHasItsOwnLimit: a page whose load took its whole time
+// limit is still processed whole: the counts have a limit of their own.
+func TestRun_ProcessingHasItsOwnLimit(t *testing.T) {
+	cfg := fakeConfig(t)
+	cfg.Workers = 1
+	cfg.Timeout = 300 * time.Millisecond
+	b := &fakeBrowser{load: func(ctx context.Context, url string) (*Load, error) {
+		<-ctx.Done() // a load that returns at its deadline, with its capture
+		time.Sleep(50 * time.Millisecond)
+		return okLoad(url), nil
+	}}
+	var rows []Result
+	if _, err := Run(context.Background(), cfg, b, fakeTargets(1), func(res Result) error {
+		rows = append(rows, res)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 {
+		t.Fatalf("%d rows, want 1", len(rows))
+	}
+	pg := rows[0].Page
+	if pg.Status != dataset.StatusOK || pg.HTMLTokensCL100K == nil || pg.HTMLTokensSkipped != "" {
+		t.Errorf("pages row: status %s, html tokens %s, skipped %q; want ok and counted", pg.Status, ptrString(pg.HTMLTokensCL100K), pg.HTMLTokensSkipped)
+	}
+	for _, s := range rows[0].Spaces {
+		if s.TokensCL100K == nil || s.TokensSkipped != "" {
+			t.Errorf("%s row: tokens %s, skipped %q; want counted", s.Format, ptrString(s.TokensCL100K), s.TokensSkipped)
 		}
 	}
 }

@@ -72,11 +72,28 @@ func (p *processor) failed(t Target, load *Load, err error, attempts int, starte
 	return Result{Page: row}
 }
 
+// process makes the rows of a loaded page (succeeded) on a context that
+// the run's stop does not cancel, bounded by a time limit of its own
+// (cfg.Timeout from now), so that the page's load, however long it took,
+// leaves its processing the whole limit. Only stop, the end of the run's
+// grace period, ends it early: the result is then dropped (ok false),
+// never emitted with holes, and a resume processes the page again.
+func (p *processor) process(stop context.Context, t Target, load *Load, attempts int, started time.Time) (Result, bool) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(stop), p.cfg.Timeout)
+	defer cancel()
+	defer context.AfterFunc(stop, cancel)()
+	res := p.succeeded(ctx, t, load, attempts, started)
+	if stop.Err() != nil {
+		return Result{}, false
+	}
+	return res, true
+}
+
 // succeeded renders a loaded page in every setting (format, mode,
 // expansion) and makes its rows of every table. A capture that does not
-// decode makes the page an error row. The HTML's tokens are counted by
-// deadline, the end of the URL's time limit, or not at all.
-func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempts int, started, deadline time.Time) Result {
+// decode makes the page an error row. Counting is held to ctx: a count it
+// ends leaves its columns null and says why (the *_skipped columns).
+func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempts int, started time.Time) Result {
 	procStart := time.Now()
 	capture, err := dom.Parse(load.Capture)
 	if err != nil {
@@ -120,12 +137,10 @@ func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempt
 	}
 	row.DOMNodes, row.TextNodes, row.InteractiveNodes = ptr(elements), ptr(texts), ptr(interactive)
 
-	hctx, cancel := context.WithDeadline(ctx, deadline)
-	html, err := p.meter.CountContext(hctx, load.HTML)
-	cancel()
+	html, err := p.meter.Count(load.HTML)
 	if err != nil {
-		row.HTMLUncounted = true
-		p.cfg.logger().Info("HTML tokens not counted", logPageID, t.PageID, logURL, t.URL, logError, err)
+		row.HTMLUncounted, row.HTMLTokensSkipped = true, space.SkipReason(err)
+		p.cfg.logger().Info("HTML tokens not counted", logPageID, t.PageID, logURL, t.URL, logSkipped, row.HTMLTokensSkipped, logError, err)
 	}
 	row.HTMLTokensCL100K, row.HTMLTokensO200K = html.CL100K, html.O200K
 
@@ -136,12 +151,12 @@ func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempt
 		if !page.Has(s.Format) {
 			continue // its record was skipped: the pages row says why
 		}
-		if sr, ok := p.space(ctx, t, page, s, html, deadline); ok {
+		if sr, ok := p.space(ctx, t, page, s, html); ok {
 			spaces = append(spaces, sr)
 		}
 	}
 	for _, n := range p.cfg.Budgets {
-		spaces = append(spaces, p.budgetSpace(ctx, t, page, n, html, deadline))
+		spaces = append(spaces, p.budgetSpace(ctx, t, page, n, html))
 	}
 	elementRows, oracleRows := page.Tables(p.cfg.RunID, t.PageID, t.URL)
 	var labels []render.Action // the first expansion's actions, for a labeled screenshot
@@ -158,7 +173,7 @@ func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempt
 // does not fail the page: the row keeps what was done and says why in
 // llm_error. Another format that fails to render (a record that does not
 // decode) gives no row, and a warning.
-func (p *processor) space(ctx context.Context, t Target, page *space.Page, s space.Setting, html space.Tokens, deadline time.Time) (dataset.SpaceRow, bool) {
+func (p *processor) space(ctx context.Context, t Target, page *space.Page, s space.Setting, html space.Tokens) (dataset.SpaceRow, bool) {
 	start := time.Now()
 	r, renderErr := page.Render(ctx, s, p.renderers)
 	renderTime := time.Since(start)
@@ -176,18 +191,15 @@ func (p *processor) space(ctx context.Context, t Target, page *space.Page, s spa
 		TextPolicy:        string(s.Options.Text),
 		Actions:           space.Actions(r.Actions),
 	}
-	if !r.NoText {
-		row.ActionSpace, row.PerceptionText = r.ActionSpace, r.Perception
-	}
-	mctx, cancel := context.WithDeadline(ctx, deadline)
-	defer cancel()
+	space.StoreText(&row, r)
 	var err error
-	if row.SpaceMetrics, err = p.meter.Measure(mctx, r, html); err != nil {
-		p.cfg.logger().Warn("space tokens not counted", logPageID, t.PageID, logURL, t.URL, logError, err)
+	if row.SpaceMetrics, err = p.meter.Measure(ctx, r, html); err != nil {
+		p.cfg.logger().Warn("space tokens not counted", logPageID, t.PageID, logURL, t.URL, logSkipped, row.TokensSkipped, logError, err)
 	}
 	row.RenderMS = space.MS(renderTime)
 	if renderErr != nil {
 		row.LLMError = ptr(renderErr.Error())
+		space.LimitRow(&row)
 	}
 	return row, true
 }
@@ -196,7 +208,7 @@ func (p *processor) space(ctx context.Context, t Target, page *space.Page, s spa
 // and measures it: a spaces row whose viewport_expansion is the window
 // the budget reached. A failed count (the only way fitting fails) leaves
 // the row with its budget and no text, and is logged.
-func (p *processor) budgetSpace(ctx context.Context, t Target, page *space.Page, budget int64, html space.Tokens, deadline time.Time) dataset.SpaceRow {
+func (p *processor) budgetSpace(ctx context.Context, t Target, page *space.Page, budget int64, html space.Tokens) dataset.SpaceRow {
 	row := dataset.SpaceRow{
 		RunID:      p.cfg.RunID,
 		PageID:     t.PageID,
@@ -210,15 +222,14 @@ func (p *processor) budgetSpace(ctx context.Context, t Target, page *space.Page,
 	if err != nil {
 		p.cfg.logger().Warn("token budget not fitted", logPageID, t.PageID, logURL, t.URL, logError, err)
 		row.TokenBudget = ptr(budget)
+		row.TokensSkipped, row.RatioSkipped, row.RecallSkipped = dataset.SkippedFailed, dataset.SkippedSpaceUncounted, dataset.SkippedFailed
 		return row
 	}
 	row.ViewportExpansion = int64(bs.Expansion)
-	row.ActionSpace, row.PerceptionText = bs.ActionSpace, bs.Perception
 	row.Actions = space.Actions(bs.Actions)
-	mctx, cancel := context.WithDeadline(ctx, deadline)
-	defer cancel()
-	if row.SpaceMetrics, row.BudgetMetrics, err = p.meter.MeasureBudget(mctx, bs, html, page.Tree, page.Oracle); err != nil {
-		p.cfg.logger().Warn("budgeted space not measured", logPageID, t.PageID, logURL, t.URL, logError, err)
+	space.StoreText(&row, space.Rendered{Format: space.FormatActionSpace, Space: bs.Space})
+	if row.SpaceMetrics, row.BudgetMetrics, err = p.meter.MeasureBudget(ctx, bs, html, page.Tree, page.Oracle); err != nil {
+		p.cfg.logger().Warn("budgeted space not measured", logPageID, t.PageID, logURL, t.URL, logSkipped, row.TokensSkipped, logError, err)
 	}
 	row.RenderMS = space.MS(d)
 	return row

@@ -93,7 +93,7 @@ func (s Shard) Validate() error {
 }
 
 // Partition is the folder name the shard's part files go into inside
-// pages/ and spaces/ (see [dataset.PartsConfig].Partition): "shard=0003", in the
+// pages/ and spaces/ (see [parts.Config].Partition): "shard=0003", in the
 // key=value form that DuckDB, pyarrow and Spark read as a column. It is ""
 // for no sharding.
 func (s Shard) Partition() string {

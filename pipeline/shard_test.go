@@ -1,10 +1,11 @@
 package pipeline
 
 import (
-	"actionspace/dataset"
 	"fmt"
 	"strings"
 	"testing"
+
+	"actionspace/dataset/parts"
 )
 
 func TestParseShard(t *testing.T) {
@@ -99,7 +100,7 @@ func TestShard_PartitionAndString(t *testing.T) {
 			t.Errorf("%+v.String() = %q, want %q", tt.shard, got, tt.text)
 		}
 		if tt.partition != "" {
-			if err := (dataset.PartsConfig{Partition: tt.partition}).Validate(); err != nil {
+			if err := (parts.Config{Partition: tt.partition}).Validate(); err != nil {
 				t.Errorf("partition %q: %v", tt.partition, err)
 			}
 		}

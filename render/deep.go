@@ -32,7 +32,7 @@ const (
 )
 
 // Deep renders a view in deep mode: a chat model describes every action
-// (PERCEPTION.md §5). The fields are the settings; set them before the
+// (docs/crawl.md, "Deep mode"). The fields are the settings; set them before the
 // first Render and do not change them afterwards. One Deep may render
 // many views concurrently.
 //

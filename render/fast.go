@@ -10,7 +10,7 @@ import (
 	"actionspace/dom"
 )
 
-// Limits of the fast rendering (PERCEPTION.md §4).
+// Limits of the fast rendering (docs/perception.md, "What a line looks like").
 const (
 	// MaxAttrValue caps each attribute value, in characters.
 	MaxAttrValue = 60
@@ -275,7 +275,7 @@ func truncate(s string, max int) string {
 	return string(r[:max]) + "..."
 }
 
-// perception wraps the action space (layout documented in README.md).
+// perception wraps the action space (layout documented in docs/perception.md).
 func perception(v *dom.View, space string) string {
 	p := v.Tree.Capture.Page
 	var b strings.Builder

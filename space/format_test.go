@@ -18,7 +18,7 @@ import (
 	"actionspace/oracle"
 )
 
-// storedDir holds the stored corpus page states (internal/goldens).
+// storedDir holds the stored corpus page states (tools/goldens).
 const storedDir = "../render/testdata"
 
 // stored is one stored corpus page: its name and the records as the

@@ -10,6 +10,7 @@ import (
 
 	"actionspace/bench"
 	"actionspace/dataset/store"
+	"actionspace/dataset/store/bucket"
 	"actionspace/internal/s3test"
 )
 
@@ -17,7 +18,10 @@ import (
 // first test that needs it.
 var s3srv s3test.Shared
 
-func TestMain(m *testing.M) { s3srv.Main(m) }
+func TestMain(m *testing.M) {
+	bucket.Register()
+	s3srv.Main(m)
+}
 
 // TestRun_Bucket re-renders a dataset stored in a bucket, reading its
 // parts by ranged requests, writes the results into the bucket, and gets
@@ -55,7 +59,7 @@ func TestRun_Bucket(t *testing.T) {
 			t.Errorf("%s in the bucket: %v, %v; want it written", f, ok, err)
 		}
 	}
-	raw, err := st.ReadAll(ctx, bench.SummaryJSONFile)
+	raw, err := store.ReadAll(ctx, st, bench.SummaryJSONFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +106,7 @@ func TestRun_Bucket(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, o := range every {
-		b, err := all.ReadAll(ctx, o.Key)
+		b, err := store.ReadAll(ctx, all, o.Key)
 		if err != nil {
 			t.Fatal(err)
 		}

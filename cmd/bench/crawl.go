@@ -11,6 +11,7 @@ import (
 	"actionspace/bench"
 	"actionspace/browser"
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/dataset/store"
 	"actionspace/internal/cli"
 	"actionspace/pipeline"
@@ -18,8 +19,9 @@ import (
 )
 
 // crawlFirst crawls the URL list (or the bundled corpus) into OUT/crawl
-// and returns that location and a label for the report.
-func crawlFirst(ctx context.Context, cfg bench.Config, o options, stdin io.Reader, stderr io.Writer, log *slog.Logger) (loc, label string, err error) {
+// and returns that location and a label for the report. open opens the
+// crawl's browser; nil means Chromium at --chromium.
+func crawlFirst(ctx context.Context, cfg bench.Config, o options, open pipeline.Opener, stdin io.Reader, stderr io.Writer, log *slog.Logger) (loc, label string, err error) {
 	pc := pipeline.DefaultConfig()
 	pc.RunID = cfg.RunID
 	pc.Workers = o.crawlers
@@ -41,10 +43,13 @@ func crawlFirst(ctx context.Context, cfg bench.Config, o options, stdin io.Reade
 	if err := pc.Validate(); err != nil {
 		return "", "", cli.UsageError{Err: err}
 	}
-	bcfg := browser.DefaultConfig()
-	bcfg.ChromiumPath, bcfg.Logger = o.chromium, log
-	if err := browser.CheckChromium(bcfg.ChromiumPath); err != nil {
-		return "", "", fmt.Errorf("%w; or give a crawl dataset", err)
+	if open == nil {
+		bcfg := browser.DefaultConfig()
+		bcfg.ChromiumPath, bcfg.Logger = o.chromium, log
+		if err := browser.CheckChromium(bcfg.ChromiumPath); err != nil {
+			return "", "", fmt.Errorf("%w; or give a crawl dataset", err)
+		}
+		open = browser.Opener(bcfg)
 	}
 	targets, label, cleanup, err := cli.LoadTargets(o.urls, pipeline.DefaultSchemes(), stdin, log)
 	if err != nil {
@@ -55,7 +60,7 @@ func crawlFirst(ctx context.Context, cfg bench.Config, o options, stdin io.Reade
 		return "", "", cli.Usagef("--out: %v", err)
 	}
 	if st, err := store.Open(ctx, loc, store.Config{}); err == nil {
-		pages, err := dataset.PartKeys(ctx, st, dataset.PagesDir)
+		pages, err := parts.Keys(ctx, st, dataset.PagesDir)
 		st.Close()
 		if err == nil && len(pages) > 0 {
 			shown := store.Redact(loc)
@@ -63,7 +68,7 @@ func crawlFirst(ctx context.Context, cfg bench.Config, o options, stdin io.Reade
 		}
 	}
 	fmt.Fprintf(stderr, "bench: crawling %d URLs with %d workers -> %s\n", len(targets), pc.Workers, store.Redact(loc))
-	stats, err := cli.Crawl(ctx, pc, targets, loc, browser.Opener(bcfg), stderr)
+	stats, err := cli.Crawl(ctx, pc, targets, loc, open, stderr)
 	if err != nil {
 		return "", "", fmt.Errorf("crawl stopped after %d of %d URLs: %w", stats.OK+stats.Failed, stats.Targets, err)
 	}

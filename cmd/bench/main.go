@@ -21,14 +21,25 @@ import (
 
 	"actionspace/bench"
 	"actionspace/browser"
+	"actionspace/dataset/parts"
 	"actionspace/dataset/store"
+	"actionspace/dataset/store/bucket"
 	"actionspace/internal/cli"
 	"actionspace/internal/llmflags"
 	"actionspace/pipeline"
 	"actionspace/space"
 )
 
-func main() { cli.Main("bench", run, "") }
+func main() { cli.Main("bench", command{}.run, "") }
+
+// command is the bench command. Its zero value crawls, when it has to,
+// with Chromium.
+type command struct {
+	// open, when set, opens the browser of the crawl bench runs first
+	// instead, and --chromium is not checked: the seam through which
+	// tests replay stored pages (package pipelinetest).
+	open pipeline.Opener
+}
 
 // options are the flags that do not map onto bench.Config directly.
 type options struct {
@@ -46,7 +57,8 @@ type options struct {
 	llm        *llmflags.Options
 }
 
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func (c command) run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	bucket.Register() // s3:// and gs:// locations for --out and the input
 	cfg := bench.DefaultConfig()
 	var o options
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
@@ -112,7 +124,7 @@ Flags:
 		if o.urls != "" {
 			return cli.Usagef("both --urls and an argument given")
 		}
-		if arg := fs.Arg(0); bench.IsDataset(arg) {
+		if arg := fs.Arg(0); parts.IsDataset(arg) {
 			input = arg
 		} else {
 			o.urls = arg
@@ -170,11 +182,11 @@ Flags:
 
 	label := "crawl dataset"
 	if input == "" {
-		if input, label, err = crawlFirst(ctx, cfg, o, stdin, stderr, log); err != nil {
+		if input, label, err = crawlFirst(ctx, cfg, o, c.open, stdin, stderr, log); err != nil {
 			return err
 		}
 	}
-	data, err := bench.OpenDataset(ctx, input)
+	data, err := parts.Open(ctx, input)
 	if err != nil {
 		return err
 	}

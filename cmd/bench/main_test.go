@@ -23,11 +23,12 @@ import (
 	"actionspace/bench"
 	"actionspace/corpora"
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/dom"
-	"actionspace/internal/browsertest"
 	"actionspace/internal/cli"
 	"actionspace/internal/storedtest"
 	"actionspace/pipeline"
+	"actionspace/pipelinetest"
 	"actionspace/space"
 )
 
@@ -35,8 +36,14 @@ import (
 // output.
 func runBench(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return runCommand(t, command{}, args...)
+}
+
+// runCommand runs c with args and returns its exit code and output.
+func runCommand(t *testing.T, c command, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	var out, errOut bytes.Buffer
-	err := run(context.Background(), args, strings.NewReader(""), &out, &errOut)
+	err := c.run(context.Background(), args, strings.NewReader(""), &out, &errOut)
 	code = cli.Exit("bench", err, &errOut)
 	return code, out.String(), errOut.String()
 }
@@ -60,7 +67,7 @@ func writeStoredCaptures(t *testing.T, loc string) {
 		t.Fatalf("stored captures: %d, %v", len(paths), err)
 	}
 	sort.Strings(paths)
-	w, err := dataset.OpenParts(context.Background(), loc, dataset.Metadata{RunID: "stored"}, dataset.PartsConfig{PartPages: 5})
+	w, err := parts.Create(context.Background(), loc, dataset.Metadata{RunID: "stored"}, parts.Config{PartPages: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +111,7 @@ func writeStoredCaptures(t *testing.T, loc string) {
 			t.Fatal(err)
 		}
 		blob.AXTreeEncoding, blob.AISnapshotEncoding = dataset.CaptureEncoding, dataset.CaptureEncoding
-		if err := w.Write(dataset.Rows{
+		if err := w.Write(parts.Rows{
 			Page: dataset.PageRow{RunID: "stored", PageID: id, URL: c.Page.URL, Status: dataset.StatusOK,
 				HTMLMetrics: dataset.HTMLMetrics{HTMLBytes: &n}, CapturedAt: time.Unix(0, 0).UTC()},
 			Blob: blob,
@@ -296,7 +303,7 @@ func TestBaseline_Committed(t *testing.T) {
 	dir := filepath.Join("..", "..", "results", "baseline")
 	s, err := bench.ReadSummary(filepath.Join(dir, bench.SummaryJSONFile))
 	if err != nil {
-		t.Fatalf("committed baseline: %v (make it with the commands in the README's bench section)", err)
+		t.Fatalf("committed baseline: %v (make it with the commands in docs/bench.md)", err)
 	}
 	cfg := bench.DefaultConfig()
 	cfg.Modes = []string{space.ModeFast, space.ModeDeep}
@@ -327,11 +334,13 @@ func TestBaseline_Committed(t *testing.T) {
 }
 
 // TestRun_Corpus is `make bench` in small: no arguments, so bench serves
-// the bundled corpus, crawls it with real Chromium and sweeps the crawl.
+// the bundled corpus, crawls it (on a browser that replays the stored
+// corpus pages, package pipelinetest) and sweeps the crawl.
 func TestRun_Corpus(t *testing.T) {
-	requireChromium(t)
+	t.Parallel()
+	replay := pipelinetest.New(t, pipelinetest.Options{})
 	out := t.TempDir()
-	code, stdout, stderr := runBench(t, "--out", out, "--viewport-expansion", "0,-1", "--text", "viewport", "--repeat", "2",
+	code, stdout, stderr := runCommand(t, command{open: replay.Opener()}, "--out", out, "--viewport-expansion", "0,-1", "--text", "viewport", "--repeat", "2",
 		"--token-budget", "400,1500")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
@@ -347,9 +356,9 @@ func TestRun_Corpus(t *testing.T) {
 	if got := arrowRowCount(t, filepath.Join(out, bench.SummaryFile)); got != cells {
 		t.Errorf("summary.parquet: %d rows, want %d", got, cells)
 	}
-	parts, err := dataset.Files(filepath.Join(out, bench.CrawlDir), dataset.PagesDir)
-	if err != nil || len(parts) == 0 {
-		t.Errorf("crawl dataset: %v, %v", parts, err)
+	crawled, err := parts.Files(filepath.Join(out, bench.CrawlDir), dataset.PagesDir)
+	if err != nil || len(crawled) == 0 {
+		t.Errorf("crawl dataset: %v, %v", crawled, err)
 	}
 	s, err := bench.ReadSummary(filepath.Join(out, bench.SummaryJSONFile))
 	if err != nil {
@@ -426,12 +435,3 @@ func arrowRowCount(t *testing.T, path string) int {
 	defer tbl.Release()
 	return int(tbl.NumRows())
 }
-
-// requireChromium is the shared real-Chromium guard (internal/browsertest).
-func requireChromium(tb testing.TB) {
-	tb.Helper()
-	browsertest.Require(tb)
-}
-
-// driverDirectory is where playwright-go looks for its driver by default.
-func driverDirectory() (string, error) { return browsertest.DriverDirectory() }

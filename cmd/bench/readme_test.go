@@ -14,29 +14,32 @@ import (
 	"actionspace/bench"
 )
 
-// TestREADME_BaselineFigures keeps the README's figures of the bundled
+// benchDoc is the page whose section "The bundled corpus, measured" holds
+// the baseline's figures.
+const benchDoc = "docs/bench.md"
+
+// TestBenchDoc_BaselineFigures keeps the bench page's figures of the bundled
 // corpus equal to the committed baseline they come from
 // (results/baseline/summary.json): the table of mean tokens per page, the
 // IDs per page, the compression ratios, the "twice" of --text all, the
 // formats side by side (tokens, recall, token ratios, the pages where the
-// action space misses most), recall at every token budget, and the speed. Refreshing the baseline without the README (or the other way
+// action space misses most), recall at every token budget, and the speed. Refreshing the baseline without the page (or the other way
 // round) fails it.
-func TestREADME_BaselineFigures(t *testing.T) {
+func TestBenchDoc_BaselineFigures(t *testing.T) {
 	s, err := bench.ReadSummary(filepath.Join("..", "..", "results", "baseline", bench.SummaryJSONFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	data, err := os.ReadFile(filepath.Join("..", "..", benchDoc))
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := string(data)
-	start := strings.Index(readme, "### The bundled corpus, measured")
-	end := strings.Index(readme, "## Scale-out")
-	if start < 0 || end < start {
-		t.Fatal("README: no section \"The bundled corpus, measured\"")
+	doc := string(data)
+	start := strings.Index(doc, "## The bundled corpus, measured")
+	if start < 0 {
+		t.Fatalf("%s: no section \"The bundled corpus, measured\"", benchDoc)
 	}
-	section := readme[start:end]
+	section := doc[start:]
 
 	cell := func(key string) *bench.CellSummary {
 		t.Helper()
@@ -73,7 +76,7 @@ func TestREADME_BaselineFigures(t *testing.T) {
 			want += fmt.Sprintf(" %.0f |", val(row.mode+"/"+e+"/"+row.text, row.fig))
 		}
 		if !strings.Contains(section, want+"\n") {
-			t.Errorf("README table: want the row\n%s", want)
+			t.Errorf(benchDoc+" table: want the row\n%s", want)
 		}
 	}
 
@@ -85,23 +88,23 @@ func TestREADME_BaselineFigures(t *testing.T) {
 		fmt.Sprintf("falls from %.1f× (E=0, viewport text) to\n%.1f× (whole page)", val("fast/E0/viewport", ratio), val("fast/E-1/viewport", ratio)),
 	} {
 		if !strings.Contains(section, want) {
-			t.Errorf("README: want %q", want)
+			t.Errorf(benchDoc+": want %q", want)
 		}
 	}
 	if math.Round(twice) != 2 || !strings.Contains(section, "costs twice the tokens") {
-		t.Errorf("README says --text all costs twice the tokens; the baseline says %.2f times", twice)
+		t.Errorf(benchDoc+" says --text all costs twice the tokens; the baseline says %.2f times", twice)
 	}
 
 	checkFormatFigures(t, s, section)
 
-	speed := regexp.MustCompile(`<!-- baseline:speed -->([^<]*)<!-- /baseline:speed -->`).FindStringSubmatch(readme)
+	speed := regexp.MustCompile(`<!-- baseline:speed -->([^<]*)<!-- /baseline:speed -->`).FindStringSubmatch(doc)
 	want := fmt.Sprintf("%.0f renders and %.0f cells per second per core", s.Speed.RendersPerSecondPerCore, s.Speed.CellsPerSecondPerCore)
 	if speed == nil || speed[1] != want {
-		t.Errorf("README speed: got %q, want %q", speed, want)
+		t.Errorf(benchDoc+" speed: got %q, want %q", speed, want)
 	}
 }
 
-// checkFormatFigures checks the README's formats table, its recall at
+// checkFormatFigures checks the page's formats table, its recall at
 // every budget and the recall-gap sentence against the baseline.
 func checkFormatFigures(t *testing.T, s *bench.Summary, section string) {
 	t.Helper()
@@ -144,7 +147,7 @@ func checkFormatFigures(t *testing.T, s *bench.Summary, section string) {
 			want += fmt.Sprintf(" %s | %s | %s | %s |", fig(c.TokensCL100KMean, 0), fig(c.TokensCL100KMedian, 0), fig(c.RecallMean, 3), ratio(key))
 		}
 		if !strings.Contains(section, want+"\n") {
-			t.Errorf("README formats table: want the row\n%s", want)
+			t.Errorf(benchDoc+" formats table: want the row\n%s", want)
 		}
 	}
 	for _, b := range s.Config.Budgets {
@@ -152,7 +155,7 @@ func checkFormatFigures(t *testing.T, s *bench.Summary, section string) {
 		want := fmt.Sprintf("| %s | %s | %s | %s |", n, fig(cellOr("fast/B"+n+"/viewport").PageRecallMean, 3),
 			fig(cellOr("playwright-ai/B"+n).PageRecallMean, 3), fig(cellOr("axtree/B"+n).PageRecallMean, 3))
 		if !strings.Contains(section, want+"\n") {
-			t.Errorf("README budget recall table: want the row\n%s", want)
+			t.Errorf(benchDoc+" budget recall table: want the row\n%s", want)
 		}
 	}
 	// "Up to 4,000 tokens the fitted action space keeps more of every page
@@ -161,12 +164,12 @@ func checkFormatFigures(t *testing.T, s *bench.Summary, section string) {
 		for _, n := range []string{"1000", "2000", "4000", "8000"} {
 			as, ai, ax := cellOr("fast/B"+n+"/viewport").PageRecallMean, cellOr("playwright-ai/B"+n).PageRecallMean, cellOr("axtree/B"+n).PageRecallMean
 			if as == nil || ai == nil || ax == nil || (n != "8000") != (*as > *ai && *as > *ax) {
-				t.Errorf("README: the fitted action space against the cut baselines at %s tokens no longer reads as it says: %s, %s, %s", n, fig(as, 3), fig(ai, 3), fig(ax, 3))
+				t.Errorf(benchDoc+": the fitted action space against the cut baselines at %s tokens no longer reads as it says: %s, %s, %s", n, fig(as, 3), fig(ai, 3), fig(ax, 3))
 			}
 		}
 	}
 	if len(s.RecallGaps) == 0 {
-		t.Fatal("baseline has no recall gaps: the README's sentence about them needs rewriting")
+		t.Fatal("baseline has no recall gaps: the sentence of " + benchDoc + " about them needs rewriting")
 	}
 	g := s.RecallGaps[0]
 	u, err := url.Parse(g.URL) // the corpus is served on a port of the moment
@@ -176,6 +179,6 @@ func checkFormatFigures(t *testing.T, s *bench.Summary, section string) {
 	want := fmt.Sprintf("on %d of the %d pages another format's whole-page recall is higher; the largest gap, %.3f, is `%s`",
 		s.RecallGapPages, s.Input.Rendered, g.Gap, u.Path)
 	if !strings.Contains(strings.Join(strings.Fields(section), " "), want) {
-		t.Errorf("README: want %q", want)
+		t.Errorf(benchDoc+": want %q", want)
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 // registerBounds binds the flags that cap what a page decides the size of
 // onto page, whose values are the defaults. Every cap, when hit, is named
-// in the page's row (capture_capped, html_truncated; see the README).
+// in the page's row (capture_capped, html_truncated; see docs/crawl.md).
 func registerBounds(fs *flag.FlagSet, page *pipeline.PageConfig) {
 	s := &page.Script
 	fs.IntVar(&s.MaxNodes, "max-nodes", s.MaxNodes, "capture at most `N` DOM nodes per page, frames included (the capture is then marked truncated)")
@@ -23,5 +23,4 @@ func registerBounds(fs *flag.FlagSet, page *pipeline.PageConfig) {
 	fs.IntVar(&s.MaxSecrets, "max-secrets", s.MaxSecrets, "keep at most `N` values of password and hidden inputs per page to scrub from its stored text (past it: capture_capped has secrets)")
 	fs.IntVar(&page.MaxFrames, "max-frames", page.MaxFrames, "capture at most `N` cross-origin frames per page")
 	fs.IntVar(&page.MaxHTMLBytes, "max-html-bytes", page.MaxHTMLBytes, "store and count at most `N` bytes of each page's HTML (password values taken out first)")
-	fs.BoolVar(&page.Network.AllowPrivate, "allow-private", false, "let pages reach link-local and metadata addresses, and public pages private ones (refused by default)")
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,22 +10,27 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"actionspace/corpora"
 	"actionspace/dataset"
+	"actionspace/dataset/store"
+	"actionspace/dataset/store/bucket"
 	"actionspace/internal/s3test"
-	"actionspace/space"
+	"actionspace/pipelinetest"
 )
 
 // s3srv is the S3-compatible server of this package's tests, started by the
 // first test that needs it.
 var s3srv s3test.Shared
 
-func TestMain(m *testing.M) { s3srv.Main(m) }
+func TestMain(m *testing.M) {
+	replayMain() // when this binary is a replay crawl, it ends here
+	bucket.Register()
+	s3srv.Main(m)
+}
 
 // locations runs fn with an output location in a directory and in a
 // bucket of the real S3-compatible server (skipped under -short, or
@@ -76,7 +79,7 @@ func checkNoCredentials(t *testing.T, srv *s3test.Server, crawls ...*crawlProc) 
 	}
 	scanned := 0
 	for _, o := range objs {
-		raw, err := st.ReadAll(context.Background(), o.Key)
+		raw, err := store.ReadAll(context.Background(), st, o.Key)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,27 +123,20 @@ func writeList(t *testing.T, urls []string) string {
 // writtenRE reads the bytes a crawl's summary says it wrote.
 var writtenRE = regexp.MustCompile(`([0-9.]+) MiB written`)
 
-// TestCrawl_BucketEqualsDirectory crawls the corpus as two shards into a
-// bucket and into a directory, alternating, and checks that the two
+// TestCrawl_BucketEqualsDirectory crawls the corpus (replayed, so that
+// both sides get the same pages) as two shards into a bucket and into a
+// directory, alternating which goes first, and checks that the two
 // datasets are equal row by row: the same pages in the same partitions,
-// with the same outcome, and the same action space for every page and
-// expansion. It logs the wall time of each against the other and the
+// with the same outcome, and the same text of every format for every page
+// and expansion. It logs the wall time of each against the other and the
 // bytes uploaded.
 func TestCrawl_BucketEqualsDirectory(t *testing.T) {
-	requireBrowser(t)
 	srv := s3srv.Start(t)
 	srv.SetEnv(t)
-	site := startCorpus(t)
-	list := writeList(t, corpora.DefaultURLs(site.URL))
+	list := writeList(t, corpora.DefaultURLs(replaySite))
 	dir := filepath.Join(t.TempDir(), "run")
 	bucket := srv.URL(srv.Bucket, "runs/nightly")
 
-	// A warm-up crawl, untimed, so that neither side pays for a cold
-	// start; then the shards alternate which side goes first. The default
-	// settling, so that the dynamic page renders the same both times.
-	if p, code := runCrawl(t, nil, 3*time.Minute, append([]string{"--out", filepath.Join(t.TempDir(), "warm-up")}, fastFlags...)...); code != 0 {
-		t.Fatalf("warm-up crawl: exit %d\nstderr:\n%s", code, &p.stderr)
-	}
 	elapsed := map[string]time.Duration{}
 	var written float64
 	for shard := range 2 {
@@ -152,7 +148,7 @@ func TestCrawl_BucketEqualsDirectory(t *testing.T) {
 			args := []string{"--out", out, "--shard", fmt.Sprintf("%d/2", shard), "--run-id", "equal", "--part-pages", "3",
 				"--workers", "2", "--viewport-expansion", "0,-1", "--encodings", "cl100k_base", "--timeout", "30s"}
 			start := time.Now()
-			p, code := runCrawl(t, nil, 3*time.Minute, append(args, list)...)
+			p, code := runReplay(t, pipelinetest.Options{}, nil, 3*time.Minute, append(args, list)...)
 			if code != 0 {
 				t.Fatalf("shard %d into %s: exit %d\nstderr:\n%s", shard, out, code, &p.stderr)
 			}
@@ -215,11 +211,9 @@ func TestCrawl_BucketEqualsDirectory(t *testing.T) {
 			t.Errorf("space %s is in the directory, not in the bucket", k)
 			continue
 		}
-		// The action space is ours and must be equal; the other formats
-		// carry the browser's own node numbers, which differ between two
-		// loads of a page, so their rows must be there and hold as many
-		// handles.
-		if d["format"] == space.FormatActionSpace && (d["action_space"] != b["action_space"] || fmt.Sprint(d["tokens_cl100k"]) != fmt.Sprint(b["tokens_cl100k"])) {
+		// Both crawls replayed the same records: every format's text is
+		// equal.
+		if d["action_space"] != b["action_space"] || fmt.Sprint(d["tokens_cl100k"]) != fmt.Sprint(b["tokens_cl100k"]) {
 			t.Errorf("space %s (%s) differs: %d tokens in the directory, %v in the bucket", k, d["url"], d["tokens_cl100k"], b["tokens_cl100k"])
 		}
 		if fmt.Sprint(d["action_count"]) != fmt.Sprint(b["action_count"]) {
@@ -246,55 +240,39 @@ func TestCrawl_BucketEqualsDirectory(t *testing.T) {
 	checkNoCredentials(t, srv, procsOf(t)...)
 }
 
-// hangSite serves the corpus, and under /hang/ the same pages, which hang
-// (until the browser gives up) while hang is set: timeouts to inject.
-type hangSite struct {
-	site http.Handler
-	hang atomic.Bool
-}
-
-func (h *hangSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if rest, ok := strings.CutPrefix(r.URL.Path, "/hang"); ok {
-		if h.hang.Load() {
-			<-r.Context().Done()
-			return
-		}
-		r = r.Clone(r.Context())
-		r.URL.Path = rest
-	}
-	h.site.ServeHTTP(w, r)
-}
-
-// TestCrawl_ResumeRecrawlsTransient crashes (SIGKILL) a crawl into a
-// bucket whose list starts with pages that time out (injected), a 500 and
-// a 404, then lets the pages answer and resumes: the resume crawls again
-// exactly the rows that failed transiently (the timeouts and the 500, not
-// the 404), besides the URLs the crash left undone, and leaves one row per
-// URL — the new one for each page crawled again.
+// TestCrawl_ResumeRecrawlsTransient crashes (SIGKILL) a replay crawl into
+// a directory and a bucket whose list starts with pages that hang until they time out
+// (scripted), a 500 and a 404, and whose other pages are slow, then
+// resumes with the pages answering: the resume crawls again exactly the
+// rows that failed transiently (the timeouts and the 500, not the 404),
+// besides the URLs the crash left undone, and leaves one row per URL — the
+// new one for each page crawled again.
 func TestCrawl_ResumeRecrawlsTransient(t *testing.T) {
-	requireBrowser(t)
-	srv := s3srv.Start(t)
-	srv.SetEnv(t)
-	site := &hangSite{site: corpora.Handler()}
-	site.hang.Store(true)
-	hs := httptest.NewServer(site)
-	t.Cleanup(hs.Close)
+	locations(t, func(t *testing.T, out string) { resumeRecrawlsTransient(t, out) })
+}
+
+// resumeRecrawlsTransient is TestCrawl_ResumeRecrawlsTransient into out.
+func resumeRecrawlsTransient(t *testing.T, out string) {
 	pages := corpora.DefaultPaths()
+	faults := slowCorpus(300 * time.Millisecond) // the crash comes before the end
 	var urls []string
 	for i := range 5 {
-		urls = append(urls, fmt.Sprintf("%s/hang%s?n=%d", hs.URL, pages[i%len(pages)], i))
+		key := fmt.Sprintf("%s?hang=%d", pages[i%len(pages)], i)
+		faults[key] = pipelinetest.Fault{Kind: pipelinetest.Hang}
+		urls = append(urls, replaySite+key)
 	}
-	urls = append(urls, hs.URL+"/faults/status/500", hs.URL+"/faults/status/404")
+	fails := pipelinetest.Fault{Kind: pipelinetest.Status, Status: 500}
+	faults["/faults/status/500"] = fails
+	urls = append(urls, replaySite+"/faults/status/500", replaySite+"/faults/status/404")
 	for i := range 30 {
-		urls = append(urls, fmt.Sprintf("%s%s?n=%d", hs.URL, pages[i%len(pages)], i))
+		urls = append(urls, fmt.Sprintf("%s%s?n=%d", replaySite, pages[i%len(pages)], i))
 	}
 	first := urls[:7] // the failures: 5 timeouts, a 500, a 404
 	list := writeList(t, urls)
-	out := srv.URL(srv.Bucket, "runs/transient")
-	args := []string{"--out", out, "--part-pages", "2", "--lock-ttl", "3s", "--timeout", "6s", "--retries", "0",
-		"--workers", "2", "--viewport-expansion", "0", "--encodings", "cl100k_base", "--settle-quiet", "100ms", "--settle-max", "500ms"}
+	args := []string{"--out", out, "--part-pages", "2", "--lock-ttl", "3s", "--timeout", "2s", "--retries", "0",
+		"--workers", "2", "--viewport-expansion", "0", "--encodings", "cl100k_base", "--formats", "actionspace"}
 
-	p := startCrawl(t, nil, append(append([]string{"--run-id", "transient"}, args...), list)...)
+	p := startReplay(t, pipelinetest.Options{Faults: faults}, nil, append(append([]string{"--run-id", "transient"}, args...), list)...)
 	cols := []string{"page_id", "url", "status", "error_kind", "http_status", "captured_at"}
 	var before []map[string]any
 	for deadline := time.Now().Add(3 * time.Minute); ; {
@@ -343,12 +321,12 @@ func TestCrawl_ResumeRecrawlsTransient(t *testing.T) {
 			t.Errorf("%s: not a transient failure after the crash", u)
 		}
 	}
-	if kept[hs.URL+"/faults/status/404"] == "" || len(before) >= len(urls) {
-		t.Fatalf("after the crash: %d rows, the 404 kept: %v; want it, and some of %d URLs left", len(before), kept[hs.URL+"/faults/status/404"] != "", len(urls))
+	if kept[replaySite+"/faults/status/404"] == "" || len(before) >= len(urls) {
+		t.Fatalf("after the crash: %d rows, the 404 kept: %v; want it, and some of %d URLs left", len(before), kept[replaySite+"/faults/status/404"] != "", len(urls))
 	}
 
-	site.hang.Store(false)
-	r, code := runCrawl(t, nil, 3*time.Minute, append(append([]string{"--resume", "--lock-wait", "30s"}, args...), list)...)
+	// The pages answer now; the 500 still fails.
+	r, code := runReplay(t, pipelinetest.Options{Faults: map[string]pipelinetest.Fault{"/faults/status/500": fails}}, nil, 3*time.Minute, append(append([]string{"--resume", "--lock-wait", "30s"}, args...), list)...)
 	if code != 0 {
 		t.Fatalf("resume: exit %d\nstdout:\n%s\nstderr:\n%s", code, &r.stdout, &r.stderr)
 	}
@@ -380,7 +358,7 @@ func TestCrawl_ResumeRecrawlsTransient(t *testing.T) {
 			if at == beforeAt[u] {
 				t.Errorf("%s failed transiently and was not crawled again (captured_at %s)", u, at)
 			}
-			if strings.Contains(u, "/hang/") && rows[0]["status"] != dataset.StatusOK {
+			if strings.Contains(u, "hang=") && rows[0]["status"] != dataset.StatusOK {
 				t.Errorf("%s: %s (%s) after the resume, want ok now that it answers", u, rows[0]["status"], rows[0]["error_kind"])
 			}
 		case kept[u] != "":
@@ -392,7 +370,6 @@ func TestCrawl_ResumeRecrawlsTransient(t *testing.T) {
 	if len(after) != len(urls) {
 		t.Errorf("%d pages rows for %d URLs", len(after), len(urls))
 	}
-	checkNoCredentials(t, srv, procsOf(t)...)
 }
 
 // TestCrawl_BucketErrorsHideCredentials: a crawl whose credentials the
@@ -400,11 +377,9 @@ func TestCrawl_ResumeRecrawlsTransient(t *testing.T) {
 // in its --out URL, fails with a message that carries neither the key ID
 // nor the secret.
 func TestCrawl_BucketErrorsHideCredentials(t *testing.T) {
-	requireBrowser(t)
 	srv := s3srv.Start(t)
 	srv.SetEnv(t)
-	site := startCorpus(t)
-	list := writeList(t, corpora.DefaultURLs(site.URL)[:1])
+	list := writeList(t, corpora.DefaultURLs(replaySite)[:1])
 	wrong := "wrong-secret-" + strings.Repeat("x", 20)
 	tests := []struct {
 		name string
@@ -419,7 +394,7 @@ func TestCrawl_BucketErrorsHideCredentials(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p, code := runCrawl(t, tc.env, 2*time.Minute, append(append([]string{"--out", tc.out}, fastFlags...), list)...)
+			p, code := runReplay(t, pipelinetest.Options{}, tc.env, 2*time.Minute, append(append([]string{"--out", tc.out}, fastFlags...), list)...)
 			if code != 1 {
 				t.Errorf("exit %d, want 1\nstderr:\n%s", code, &p.stderr)
 			}

@@ -10,20 +10,22 @@ import (
 
 	"actionspace/corpora"
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/metrics"
+	"actionspace/pipelinetest"
 )
 
-// TestCrawl_TokenBudgets crawls three corpus pages with real Chromium and
-// --token-budget, headline encoding o200k_base, and reads the spaces
+// TestCrawl_TokenBudgets crawls three corpus pages, replayed
+// (pipelinetest), with --token-budget, headline encoding o200k_base, and reads the spaces
 // table back with arrow-go: per page, one row per budget beside the
 // unbudgeted rows; each budget row's perception text recounts exactly to
 // its o200k_base tokens, never above the budget, its viewport_expansion is
 // the window it reached, and the budget above every page is the
 // unbudgeted E=-1 text byte for byte.
 func TestCrawl_TokenBudgets(t *testing.T) {
-	requireBrowser(t)
-	srv := startCorpus(t)
-	urls := corpora.DefaultURLs(srv.URL)[:3]
+	t.Parallel()
+	replay := pipelinetest.New(t, pipelinetest.Options{})
+	urls := corpora.DefaultURLs(replaySite)[:3]
 	list := filepath.Join(t.TempDir(), "urls.txt")
 	if err := os.WriteFile(list, []byte(strings.Join(urls, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -31,12 +33,12 @@ func TestCrawl_TokenBudgets(t *testing.T) {
 	out := t.TempDir()
 	budgets := []int64{300, 1000, 1000000}
 	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), []string{"--workers", "2", "--viewport-expansion", "0,-1", "--encodings", "o200k_base,cl100k_base", "--formats", "actionspace",
+	err := command{open: replay.Opener()}.run(context.Background(), []string{"--workers", "2", "--viewport-expansion", "0,-1", "--encodings", "o200k_base,cl100k_base", "--formats", "actionspace",
 		"--token-budget", "300,1000,1000000", "--out", out, list}, strings.NewReader(""), &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("crawl: %v\n%s", err, stderr.String())
 	}
-	files, err := dataset.Files(out, dataset.SpacesDir)
+	files, err := parts.Files(out, dataset.SpacesDir)
 	if err != nil {
 		t.Fatal(err)
 	}

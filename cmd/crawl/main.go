@@ -39,7 +39,9 @@ import (
 
 	"actionspace/browser"
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/dataset/store"
+	"actionspace/dataset/store/bucket"
 	"actionspace/dom"
 	"actionspace/internal/cli"
 	"actionspace/internal/llmflags"
@@ -47,8 +49,18 @@ import (
 	"actionspace/space"
 )
 
-func main() {
-	cli.Main("crawl", run, "finishing the pages in flight (see --grace); interrupt again to quit at once")
+func main() { cli.Main("crawl", command{}.run, interrupted) }
+
+// interrupted is what the command prints on its first SIGINT or SIGTERM.
+const interrupted = "finishing the pages in flight (see --grace); interrupt again to quit at once"
+
+// command is the crawl command. Its zero value crawls with Chromium (or
+// the --browser-endpoint servers), as the flags say.
+type command struct {
+	// open, when set, opens the crawl's browser instead, and --chromium
+	// is not checked: the seam through which tests replay stored pages
+	// (package pipelinetest).
+	open pipeline.Opener
 }
 
 // options are the flags that do not map onto a config field directly.
@@ -68,7 +80,8 @@ type options struct {
 // resumeHint is how the error of an interrupted crawl ends.
 const resumeHint = "finish it with: crawl --resume --out %s [the same URL list and flags]"
 
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func (c command) run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	bucket.Register() // s3:// and gs:// locations for --out and the input
 	cfg := pipeline.DefaultConfig()
 	bcfg := browser.DefaultConfig()
 	o := options{shotQ: cfg.Page.Screenshot.Quality}
@@ -122,6 +135,7 @@ Flags:
 	fs.DurationVar(&cfg.Page.SettleMax, "settle-max", cfg.Page.SettleMax, "capture after this long even if the DOM keeps changing (`DURATION`)")
 	fs.StringVar(&bcfg.ChromiumPath, "chromium", bcfg.ChromiumPath, "Chromium executable `PATH`")
 	registerBounds(fs, &cfg.Page)
+	registerNetwork(fs, &cfg.Page.Network)
 	fs.StringVar(&o.shots, "screenshots", cfg.Page.Screenshot.Mode, "viewport screenshot per page in the pages table: none, plain, labeled (IDs of the first expansion drawn on it)")
 	fs.IntVar(&o.shotQ, "screenshot-quality", o.shotQ, "screenshot JPEG quality `N`, 1-100; 0 stores lossless PNG instead")
 	fs.StringVar(&o.schemes, "allow-scheme", strings.Join(pipeline.DefaultSchemes(), ","), "URL schemes to crawl (`LIST`); others become invalid_url rows")
@@ -202,8 +216,12 @@ Flags:
 	if shard.Count > 0 && cfg.RunID == "" {
 		return cli.Usagef("--shard needs --run-id: every shard of a crawl must write the same run_id")
 	}
-	cfg.Output.Partition = shard.Partition()
-	if cfg.RunID == "" && !cfg.Resume { // a resume keeps the dataset's run ID
+	cfg.Output.Partition, cfg.Shards = shard.Partition(), shard.Count
+	switch {
+	case cfg.RunID != "":
+	case cfg.Resume: // a resume keeps the dataset's run ID, if there is a dataset
+		cfg.NewRunID = cli.RunID("crawl", time.Now())
+	default:
 		cfg.RunID = cli.RunID("crawl", time.Now())
 	}
 	if err := cfg.Validate(); err != nil {
@@ -212,7 +230,11 @@ Flags:
 	if err := bcfg.Validate(); err != nil {
 		return cli.UsageError{Err: err}
 	}
-	if len(bcfg.Endpoints) == 0 {
+	open := c.open
+	if open == nil {
+		open = browser.Opener(bcfg)
+	}
+	if len(bcfg.Endpoints) == 0 && c.open == nil {
 		if err := browser.CheckChromium(bcfg.ChromiumPath); err != nil {
 			return err
 		}
@@ -233,7 +255,7 @@ Flags:
 	}
 
 	fmt.Fprintf(stderr, "crawl: %d URLs, %d workers, expansions %v -> %s\n", len(targets), cfg.Workers, cfg.Expansions, store.Redact(o.out))
-	stats, err := cli.Crawl(ctx, cfg, targets, o.out, browser.Opener(bcfg), stderr)
+	stats, err := cli.Crawl(ctx, cfg, targets, o.out, open, stderr)
 	if err != nil && stats.OK+stats.Failed == 0 && !errors.Is(err, context.Canceled) {
 		return err // nothing was crawled: no summary
 	}
@@ -271,7 +293,7 @@ func printSummary(w io.Writer, stats pipeline.Stats, out string) {
 		fmt.Fprintf(w, ", peak RSS %d MiB", kb>>10)
 	}
 	fmt.Fprintln(w)
-	tables := dataset.Tables()
+	tables := parts.Tables()
 	slices.Reverse(tables) // pages first
 	for _, table := range tables {
 		fmt.Fprintln(w, joinLoc(out, table, "**", "*"+dataset.PartExt))

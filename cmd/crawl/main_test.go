@@ -45,7 +45,7 @@ func TestRun_BadInput(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			err := run(context.Background(), tc.args, strings.NewReader(""), &stdout, &stderr)
+			err := command{}.run(context.Background(), tc.args, strings.NewReader(""), &stdout, &stderr)
 			if err == nil {
 				t.Fatal("run succeeded, want an error")
 			}
@@ -65,7 +65,7 @@ func TestRun_BadInput(t *testing.T) {
 
 func TestRun_Help(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), []string{"--help"}, strings.NewReader(""), &stdout, &stderr)
+	err := command{}.run(context.Background(), []string{"--help"}, strings.NewReader(""), &stdout, &stderr)
 	if !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("err = %v, want flag.ErrHelp", err)
 	}
@@ -80,7 +80,7 @@ func TestRun_Help(t *testing.T) {
 
 func TestRun_EmptyList(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), []string{"--urls", "-"}, strings.NewReader("# only a comment\n\n"), &stdout, &stderr)
+	err := command{}.run(context.Background(), []string{"--urls", "-"}, strings.NewReader("# only a comment\n\n"), &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "no URLs") {
 		t.Errorf("err = %v, want 'no URLs'", err)
 	}

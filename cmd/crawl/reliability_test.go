@@ -31,10 +31,12 @@ import (
 
 	"actionspace/corpora"
 	"actionspace/dataset"
+	"actionspace/dataset/parts"
 	"actionspace/dataset/store"
 	"actionspace/internal/browsertest"
 	"actionspace/internal/deeptest"
 	"actionspace/pipeline"
+	"actionspace/pipelinetest"
 )
 
 // requireBrowser is the shared real-Chromium guard (internal/browsertest).
@@ -69,12 +71,20 @@ type crawlProc struct {
 	err            error
 }
 
+// startCrawl starts the crawl command, built, with args, with env added
+// to its environment: a crawl with Chromium.
 func startCrawl(t *testing.T, env []string, args ...string) *crawlProc {
 	t.Helper()
 	bin, err := crawlBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return startProc(t, bin, env, args...)
+}
+
+// startProc starts bin with args and env added to its environment.
+func startProc(t *testing.T, bin string, env []string, args ...string) *crawlProc {
+	t.Helper()
 	p := &crawlProc{cmd: exec.Command(bin, args...), done: make(chan struct{})}
 	p.cmd.Env = append(os.Environ(), env...)
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
@@ -130,7 +140,7 @@ func waitForParts(t *testing.T, p *crawlProc, loc string, n int, limit time.Dura
 	st := openLoc(t, loc)
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
-		pages, err := dataset.PartKeys(context.Background(), st, dataset.PagesDir)
+		pages, err := parts.Keys(context.Background(), st, dataset.PagesDir)
 		if err == nil && len(pages) >= n {
 			return
 		}
@@ -145,7 +155,7 @@ func waitForParts(t *testing.T, p *crawlProc, loc string, n int, limit time.Dura
 
 // openLoc opens a dataset location (a directory or a bucket URL) for the
 // test's own checks.
-func openLoc(t *testing.T, loc string) *store.Store {
+func openLoc(t *testing.T, loc string) store.Store {
 	t.Helper()
 	st, err := store.Open(context.Background(), loc, store.Config{})
 	if err != nil {
@@ -174,7 +184,7 @@ func arrowColumns(t *testing.T, path string, cols ...string) ([]map[string]any, 
 
 // arrowObject is arrowColumns on the object at key of st, read through
 // the store's ranged reads.
-func arrowObject(t *testing.T, st *store.Store, key string, cols ...string) ([]map[string]any, map[string]string) {
+func arrowObject(t *testing.T, st store.Store, key string, cols ...string) ([]map[string]any, map[string]string) {
 	t.Helper()
 	r, err := st.OpenReader(context.Background(), key)
 	if err != nil {
@@ -270,26 +280,26 @@ func readDataset(t *testing.T, loc string, cols ...string) (pages, spaces []map[
 	if err != nil {
 		t.Fatal(err)
 	}
-	parts := map[string]map[string]bool{} // table → part keys below it
+	found := map[string]map[string]bool{} // table → part keys below it
 	for _, o := range objs {
 		table, rest, _ := strings.Cut(o.Key, "/")
 		name := path.Base(o.Key)
 		switch {
-		case table == dataset.LocksDir:
-		case strings.HasPrefix(name, dataset.PendingPrefix) && strings.HasSuffix(name, dataset.PendingExt):
+		case table == parts.LocksDir:
+		case strings.HasPrefix(name, parts.PendingPrefix) && strings.HasSuffix(name, parts.PendingExt):
 			// A pending part (after a kill): not visible, not read.
-		case isVisiblePart(o.Key) && slices.Contains(dataset.Tables(), table):
-			if parts[table] == nil {
-				parts[table] = map[string]bool{}
+		case isVisiblePart(o.Key) && slices.Contains(parts.Tables(), table):
+			if found[table] == nil {
+				found[table] = map[string]bool{}
 			}
-			parts[table][rest] = true
+			found[table][rest] = true
 		default:
 			t.Errorf("stray object in the dataset: %s", o.Key)
 		}
 	}
-	for table, ps := range parts {
+	for table, ps := range found {
 		for part := range ps {
-			if !parts[dataset.PagesDir][part] {
+			if !found[dataset.PagesDir][part] {
 				t.Errorf("%s/%s is visible without its pages part", table, part)
 			}
 		}
@@ -297,7 +307,7 @@ func readDataset(t *testing.T, loc string, cols ...string) (pages, spaces []map[
 	if len(cols) == 0 {
 		cols = []string{"run_id", "page_id", "url", "status", "error_kind", "error_message"}
 	}
-	for _, part := range slices.Sorted(maps.Keys(parts[dataset.PagesDir])) {
+	for _, part := range slices.Sorted(maps.Keys(found[dataset.PagesDir])) {
 		rows, meta := arrowObject(t, st, dataset.PagesDir+"/"+part, cols...)
 		if meta[dataset.KeySchemaVersion] == "" {
 			t.Errorf("pages/%s: no schema version in the metadata", part)
@@ -307,7 +317,7 @@ func readDataset(t *testing.T, loc string, cols ...string) (pages, spaces []map[
 		}
 		pages = append(pages, rows...)
 	}
-	for _, part := range slices.Sorted(maps.Keys(parts[dataset.SpacesDir])) {
+	for _, part := range slices.Sorted(maps.Keys(found[dataset.SpacesDir])) {
 		rows, _ := arrowObject(t, st, dataset.SpacesDir+"/"+part, "page_id", "url", "format", "viewport_expansion", "mode", "action_space", "action_count", "tokens_cl100k")
 		spaces = append(spaces, rows...)
 	}
@@ -391,7 +401,7 @@ func tempFiles(t *testing.T, dir string) []string {
 	t.Helper()
 	var tmps []string
 	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && strings.HasSuffix(path, dataset.TempSuffix) {
+		if err == nil && strings.HasSuffix(path, store.TempSuffix) {
 			tmps = append(tmps, path)
 		}
 		return nil
@@ -470,17 +480,27 @@ func localDir(loc string) (string, bool) {
 	return loc, !strings.Contains(loc, "://")
 }
 
-// TestCrawl_Interrupt sends SIGINT mid-crawl: the crawl stops taking URLs,
-// lets the pages in flight finish, closes its files, prints its summary and
-// exits 1; a resume then finishes the list.
+// slowCorpus scripts every corpus page to load in delay: a replay crawl
+// then runs long enough to be stopped midway.
+func slowCorpus(delay time.Duration) map[string]pipelinetest.Fault {
+	faults := map[string]pipelinetest.Fault{}
+	for _, p := range corpora.DefaultPaths() {
+		faults[p] = pipelinetest.Fault{Kind: pipelinetest.Slow, Delay: delay}
+	}
+	return faults
+}
+
+// TestCrawl_Interrupt sends SIGINT mid-crawl (a replay crawl whose pages
+// take 300 ms each): the crawl stops taking URLs, lets the pages in flight
+// finish, closes its files, prints its summary and exits 1; a resume then
+// finishes the list.
 func TestCrawl_Interrupt(t *testing.T) {
-	requireBrowser(t)
-	srv := startCorpus(t)
-	list, urls := testList(t, srv.URL, 40)
+	t.Parallel()
+	list, urls := testList(t, replaySite, 40)
 	out := filepath.Join(t.TempDir(), "run")
 	args := append([]string{"--out", out, "--part-pages", "5", "--grace", "15s"}, fastFlags...)
 
-	p := startCrawl(t, nil, append(args, list)...)
+	p := startReplay(t, pipelinetest.Options{Faults: slowCorpus(300 * time.Millisecond)}, nil, append(args, list)...)
 	waitForParts(t, p, out, 1, 3*time.Minute)
 	start := time.Now()
 	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
@@ -510,42 +530,42 @@ func TestCrawl_Interrupt(t *testing.T) {
 		}
 	}
 
-	r, code := runCrawl(t, nil, 3*time.Minute, append([]string{"--resume"}, append(args, list)...)...)
+	r, code := runReplay(t, pipelinetest.Options{}, nil, 3*time.Minute, append([]string{"--resume"}, append(args, list)...)...)
 	if code != 0 {
 		t.Fatalf("resume: exit %d\nstderr:\n%s", code, &r.stderr)
 	}
 	checkComplete(t, out, urls, 1)
 }
 
-// TestCrawl_BadList crawls a list of malformed lines and refused schemes:
+// TestCrawl_BadList crawls a list of malformed lines and refused schemes
+// (on a replay browser):
 // each is logged with its line number and becomes an invalid_url row, the
 // good URL is crawled once however often it is listed, and nothing is
 // written outside the output directory.
 func TestCrawl_BadList(t *testing.T) {
-	requireBrowser(t)
-	srv := startCorpus(t)
-	good := srv.URL + "/login.html"
+	t.Parallel()
+	good := replaySite + "/login.html"
 	lines := []string{
-		good,                                // 1
-		"# comment",                         // 2
-		"not a url",                         // 3
-		"file:///etc/passwd",                // 4
-		"javascript:alert(1)",               // 5
-		"data:text/html,<b>x</b>",           // 6
-		"chrome://version",                  // 7
-		"http://[::1",                       // 8
-		good,                                // 9: duplicate
-		"http://example.test/\xff",          // 10
-		srv.URL + "/../../../../etc/passwd", // 11: a path, not a file name
-		"",                                  // 12
-		"  " + good + "  ",                  // 13: duplicate
+		good,                                   // 1
+		"# comment",                            // 2
+		"not a url",                            // 3
+		"file:///etc/passwd",                   // 4
+		"javascript:alert(1)",                  // 5
+		"data:text/html,<b>x</b>",              // 6
+		"chrome://version",                     // 7
+		"http://[::1",                          // 8
+		good,                                   // 9: duplicate
+		"http://example.test/\xff",             // 10
+		replaySite + "/../../../../etc/passwd", // 11: a path, not a file name
+		"",                                     // 12
+		"  " + good + "  ",                     // 13: duplicate
 	}
 	list := filepath.Join(t.TempDir(), "urls.txt")
 	if err := os.WriteFile(list, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "run")
-	p, code := runCrawl(t, nil, 2*time.Minute, append(append([]string{"--out", out, "--log-level", "info"}, fastFlags...), list)...)
+	p, code := runReplay(t, pipelinetest.Options{}, nil, 2*time.Minute, append(append([]string{"--out", out, "--log-level", "info"}, fastFlags...), list)...)
 	if code != 0 {
 		t.Fatalf("exit %d\nstderr:\n%s", code, &p.stderr)
 	}
@@ -667,26 +687,25 @@ func scanForSecrets(t *testing.T, root string, parquet bool, secrets ...string) 
 	return n, all
 }
 
-// TestCrawl_SecretsStayOut runs a deep-mode crawl against a local chat
+// TestCrawl_SecretsStayOut runs a deep-mode crawl (replayed pages) against a local chat
 // server that requires an API key, with the key in the crawl's environment
 // only, and checks that the key was used (every call carried it, deep rows
 // ran) and appears nowhere it could leak: not in any byte of any output
 // file (data or metadata, compressed or not), not in the rows decoded,
 // not in the LLM reply cache, not in stdout or the debug logs.
 func TestCrawl_SecretsStayOut(t *testing.T) {
-	requireBrowser(t)
-	srv := startCorpus(t)
+	t.Parallel()
 	const key = "sk-actionspace-test-7f3c9e1d4b2a-SECRET"
 	chat := &keyedChatServer{key: key}
 	chatSrv := httptest.NewServer(chat)
 	defer chatSrv.Close()
 	env := []string{"ACTIONSPACE_LLM_API_KEY=" + key, "OPENAI_API_KEY=" + key}
-	list, urls := testList(t, srv.URL, 3)
+	list, urls := testList(t, replaySite, 3)
 	out := filepath.Join(t.TempDir(), "run")
 	cache := filepath.Join(t.TempDir(), "llm-cache")
 	args := append([]string{"--out", out, "--log-level", "debug", "--part-pages", "2", "--mode", "fast,deep",
 		"--llm-base-url", chatSrv.URL + "/v1", "--llm-model", "test-model", "--llm-cache", cache}, fastFlags...)
-	p, code := runCrawl(t, env, 3*time.Minute, append(args, list)...)
+	p, code := runReplay(t, pipelinetest.Options{}, env, 3*time.Minute, append(args, list)...)
 	if code != 0 {
 		t.Fatalf("exit %d\nstderr:\n%s", code, &p.stderr)
 	}
@@ -721,4 +740,82 @@ func TestCrawl_SecretsStayOut(t *testing.T) {
 	t.Logf("%d chat calls, all with the key; %d output and %d cache files and %d bytes of logs hold no key; %d deep rows ran",
 		calls, files, cached, p.stderr.Len(), ran)
 	checkComplete(t, out, urls, 2)
+}
+
+// TestCrawl_FaultAccounting crawls the corpus with scripted faults (on a
+// replay browser) and --retries 1: a timeout and a crash that fail the
+// first attempt only, a 503 and a hang that fail every attempt, and a
+// 404. Each URL gets one row whose kind and attempts follow from its
+// fault, and the summary line counts what the rows hold: ok, failed and
+// retried.
+func TestCrawl_FaultAccounting(t *testing.T) {
+	t.Parallel()
+	type want struct {
+		kind     pipeline.ErrorKind // "" for ok
+		attempts int64
+	}
+	faults := map[string]pipelinetest.Fault{
+		"/login.html?f=timeout": {Kind: pipelinetest.Timeout, Times: 1},
+		"/login.html?f=crash":   {Kind: pipelinetest.Crash, Times: 1},
+		"/login.html?f=503":     {Kind: pipelinetest.Status, Status: 503},
+		"/login.html?f=hang":    {Kind: pipelinetest.Hang},
+	}
+	wants := map[string]want{
+		"/login.html?f=timeout": {"", 2},
+		"/login.html?f=crash":   {"", 2},
+		"/login.html?f=503":     {pipeline.KindHTTP, 2},
+		"/login.html?f=hang":    {pipeline.KindTimeout, 2},
+		"/no-such-page.html":    {pipeline.KindHTTP, 1},
+	}
+	for _, p := range corpora.DefaultPaths() {
+		wants[p] = want{"", 1}
+	}
+	var urls []string
+	for key := range wants {
+		urls = append(urls, replaySite+key)
+	}
+	slices.Sort(urls)
+	list := writeList(t, urls)
+	out := filepath.Join(t.TempDir(), "run")
+	replay := pipelinetest.New(t, pipelinetest.Options{Faults: faults})
+	var stdout, stderr bytes.Buffer
+	err := command{open: replay.Opener()}.run(context.Background(), []string{"--out", out, "--retries", "1", "--timeout", "2s", "--workers", "3",
+		"--viewport-expansion", "0", "--encodings", "cl100k_base", "--formats", "actionspace", list}, strings.NewReader(""), &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("crawl: %v\n%s", err, &stderr)
+	}
+	rows := readTable[dataset.PageRow](t, out, dataset.PagesDir)
+	ok, failed, retried := 0, 0, 0
+	seen := map[string]bool{}
+	for _, r := range rows {
+		key := strings.TrimPrefix(r.URL, replaySite)
+		w, listed := wants[key]
+		if !listed || seen[key] {
+			t.Errorf("%s: a row not listed, or a second one", r.URL)
+			continue
+		}
+		seen[key] = true
+		if r.ErrorKind != string(w.kind) || r.Attempts != w.attempts {
+			t.Errorf("%s: %s %q after %d attempts, want %q after %d", key, r.Status, r.ErrorKind, r.Attempts, w.kind, w.attempts)
+		}
+		if r.Status == dataset.StatusOK {
+			ok++
+		} else {
+			failed++
+		}
+		if r.Attempts > 1 {
+			retried++
+		}
+	}
+	if len(seen) != len(wants) {
+		t.Errorf("%d rows for %d URLs", len(seen), len(wants))
+	}
+	summary := fmt.Sprintf("%d URLs, %d ok, %d failed, %d retried", len(wants), ok, failed, retried)
+	if !strings.Contains(stdout.String(), summary) {
+		t.Errorf("summary %q, want it to say %q", stdout.String(), summary)
+	}
+	// every retried attempt of a timeout, a crash or a hang got a new page
+	if opened, _ := replay.Pages(); opened < 3+3 {
+		t.Errorf("%d pages opened: the pages of the timeout, the crash and the hang were not replaced", opened)
+	}
 }

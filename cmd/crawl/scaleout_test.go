@@ -34,7 +34,7 @@ func TestRun_ScaleOutFlags(t *testing.T) {
 				t.Setenv(k, v)
 			}
 			var stdout, stderr bytes.Buffer
-			err := run(context.Background(), tc.args, strings.NewReader(""), &stdout, &stderr)
+			err := command{}.run(context.Background(), tc.args, strings.NewReader(""), &stdout, &stderr)
 			var ue cli.UsageError
 			if !errors.As(err, &ue) {
 				t.Fatalf("err = %v, want a usage error", err)

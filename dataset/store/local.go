@@ -10,124 +10,68 @@ import (
 	"strings"
 )
 
-// CreateFile starts a local file that appears at path, complete, when the
-// Writer's Close succeeds, replacing any file there (path's directory must
-// exist); on failure or Abort
-// nothing changes at path. The bytes go to path+TempSuffix, which Close
-// syncs and renames to path before it syncs the directory. A process
-// killed before Close leaves the temporary file, which the next CreateFile
-// at the same path truncates.
-func CreateFile(path string) (*Writer, error) {
-	w, err := createLocal(path, path, true)
+// Dir is a Store in a local directory. Create writes to a temporary file
+// beside the final one (its name ends in [TempSuffix]); Close syncs it,
+// links it under the final name (a hard link fails if the name exists,
+// atomically, across processes and NFS clients alike), removes the
+// temporary name and syncs the directory. A killed process leaves a
+// temporary file, which RemoveTemp cleans up.
+type Dir struct {
+	dir string
+}
+
+var _ Store = (*Dir)(nil)
+
+// OpenDir opens the directory dir as a Store, creating it when missing.
+func OpenDir(dir string) (*Dir, error) {
+	if dir == "" {
+		return nil, errors.New("open store: empty location")
+	}
+	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, fmt.Errorf("create %s: %w", path, err)
+		return nil, fmt.Errorf("open store %s: %w", dir, err)
 	}
-	return w, nil
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	return &Dir{dir: abs}, nil
 }
 
-// localSink is a file written under a temporary name.
-type localSink struct {
-	f          *os.File
-	tmp, final string
-	replace    bool // rename over final; else link, which refuses an existing final
-}
+// Path returns the directory.
+func (s *Dir) Path() string { return s.dir }
 
-// createLocal opens the temporary file of path. A replacing writer uses the
-// one name path+TempSuffix; an exclusive one (Store.Create) a unique hidden
-// name .<base>.<random>+TempSuffix beside it, so that two writers racing
-// for one key never write into the same file, and so that readers that
-// take every file of a folder but hidden ones (pyarrow, Spark) skip it as
-// they skip every name starting with "." or "_".
-func createLocal(path, name string, replace bool) (*Writer, error) {
-	dir := filepath.Dir(path)
-	var f *os.File
-	var err error
-	if replace {
-		f, err = os.OpenFile(path+TempSuffix, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	} else {
-		// A key's folders exist as soon as one of its objects is created.
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
-		}
-		f, err = os.CreateTemp(dir, "."+filepath.Base(path)+".*"+TempSuffix)
-		if err == nil {
-			err = f.Chmod(0o644) // CreateTemp makes it 0600
-		}
-	}
-	if err != nil {
-		if f != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-		return nil, err
-	}
-	return &Writer{name: name, sink: &localSink{f: f, tmp: f.Name(), final: path, replace: replace}}, nil
-}
+// String returns the directory.
+func (s *Dir) String() string { return s.dir }
 
-func (l *localSink) Write(p []byte) (int, error) { return l.f.Write(p) }
-
-// commit syncs the temporary file, publishes it under the final name and
-// syncs the directory, so that the name survives a crash.
-func (l *localSink) commit() error {
-	if err := l.f.Sync(); err != nil {
-		l.abort()
-		return err
-	}
-	if err := l.f.Close(); err != nil {
-		os.Remove(l.tmp)
-		return err
-	}
-	if l.replace {
-		if err := os.Rename(l.tmp, l.final); err != nil {
-			os.Remove(l.tmp)
-			return err
-		}
-	} else {
-		// link(2) fails with EEXIST when final exists, atomically; the
-		// temporary name goes either way.
-		err := os.Link(l.tmp, l.final)
-		os.Remove(l.tmp)
-		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("%w (another writer published it first)", fs.ErrExist)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return syncDir(filepath.Dir(l.final))
-}
-
-// abort closes and removes the temporary file.
-func (l *localSink) abort() error {
-	l.f.Close()
-	if err := os.Remove(l.tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return nil
-}
-
-// syncDir syncs a directory, so that a rename or link in it survives a
-// crash.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
-	}
-	return nil
-}
+// Close does nothing: a directory holds no connection.
+func (s *Dir) Close() error { return nil }
 
 // localPath is the file of key.
-func (s *Store) localPath(key string) string {
+func (s *Dir) localPath(key string) string {
 	return filepath.Join(s.dir, filepath.FromSlash(key))
 }
 
-// listLocal walks the directory below prefix. It returns the complete
-// files, or with temps the temporary ones only.
-func (s *Store) listLocal(ctx context.Context, prefix string, temps bool) ([]Object, error) {
+// fail wraps err, from op on key, with the file's path.
+func (s *Dir) fail(op, key string, err error) error {
+	return fmt.Errorf("%s %s: %w", op, s.localPath(key), err)
+}
+
+// List implements Store.
+func (s *Dir) List(ctx context.Context, prefix string) ([]Object, error) {
+	if err := CheckPrefix(prefix); err != nil {
+		return nil, fmt.Errorf("list %s: %w", s.dir, err)
+	}
+	objs, err := s.walk(ctx, prefix, false)
+	if err != nil {
+		return nil, s.fail("list", prefix, err)
+	}
+	SortObjects(objs)
+	return objs, nil
+}
+
+// walk walks the directory below prefix. It returns the complete files,
+// or with temps the temporary ones only.
+func (s *Dir) walk(ctx context.Context, prefix string, temps bool) ([]Object, error) {
 	root := s.dir
 	if i := strings.LastIndex(prefix, "/"); i >= 0 {
 		root = s.localPath(prefix[:i])
@@ -170,52 +114,253 @@ func (s *Store) listLocal(ctx context.Context, prefix string, temps bool) ([]Obj
 	return objs, nil
 }
 
-// openLocal opens the file of key; an *os.File is an io.ReaderAt already.
-func (s *Store) openLocal(key string) (*Reader, error) {
+// OpenReader implements Store; an *os.File is an io.ReaderAt already.
+func (s *Dir) OpenReader(ctx context.Context, key string) (Reader, error) {
+	if err := CheckKey(key); err != nil {
+		return nil, fmt.Errorf("open %s: %w", s.dir, err)
+	}
 	f, err := os.Open(s.localPath(key))
 	if err != nil {
-		return nil, err
+		return nil, s.fail("open", key, err)
 	}
 	info, err := f.Stat()
+	if err == nil && !info.Mode().IsRegular() {
+		err = fmt.Errorf("not a regular file: %w", fs.ErrNotExist)
+	}
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, s.fail("open", key, err)
 	}
-	if !info.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s is not a regular file: %w", key, fs.ErrNotExist)
-	}
-	return &Reader{key: key, size: info.Size(), ra: f, close: f.Close}, nil
+	return NewReader(key, info.Size(), f, f.Close), nil
 }
 
-func (s *Store) deleteLocal(key string) error {
+// Create implements Store.
+func (s *Dir) Create(ctx context.Context, key string) (Writer, error) {
+	return s.create(ctx, key, false)
+}
+
+// Replace implements Store: the file is renamed over the old one on Close.
+func (s *Dir) Replace(ctx context.Context, key string) (Writer, error) {
+	return s.create(ctx, key, true)
+}
+
+func (s *Dir) create(ctx context.Context, key string, replace bool) (Writer, error) {
+	if err := CheckKey(key); err != nil {
+		return nil, fmt.Errorf("create in %s: %w", s.dir, err)
+	}
+	sink, err := createLocal(ctx, s.localPath(key), replace)
+	if err != nil {
+		return nil, s.fail("create", key, err)
+	}
+	return NewWriter(key, sink, s.fail), nil
+}
+
+// Delete implements Store.
+func (s *Dir) Delete(ctx context.Context, key string) error {
+	if err := CheckKey(key); err != nil {
+		return fmt.Errorf("delete in %s: %w", s.dir, err)
+	}
 	p := s.localPath(key)
 	info, err := os.Lstat(p)
+	if err == nil && !info.Mode().IsRegular() {
+		err = fmt.Errorf("not a regular file: %w", fs.ErrNotExist)
+	}
+	if err == nil {
+		err = os.Remove(p)
+	}
 	if err != nil {
-		return err
+		return s.fail("delete", key, err)
 	}
-	if !info.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file: %w", key, fs.ErrNotExist)
-	}
-	return os.Remove(p)
+	return nil
 }
 
-// removeTempLocal removes the temporary files directly in the folder of
-// prefix whose names start with its last element.
-func (s *Store) removeTempLocal(ctx context.Context, prefix string) (int, error) {
-	temps, err := s.listLocal(ctx, prefix, true)
+// Exists implements Store.
+func (s *Dir) Exists(ctx context.Context, key string) (bool, error) {
+	if err := CheckKey(key); err != nil {
+		return false, fmt.Errorf("look up in %s: %w", s.dir, err)
+	}
+	info, err := os.Lstat(s.localPath(key))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
 	if err != nil {
-		return 0, err
+		return false, s.fail("look up", key, err)
+	}
+	return info.Mode().IsRegular(), nil
+}
+
+// Rename implements Store: a hard link (which refuses an existing name,
+// atomically) and the removal of the old name, with the directories
+// synced.
+func (s *Dir) Rename(ctx context.Context, from, to string) error {
+	for _, k := range []string{from, to} {
+		if err := CheckKey(k); err != nil {
+			return fmt.Errorf("rename in %s: %w", s.dir, err)
+		}
+	}
+	if err := s.rename(from, to); err != nil {
+		return s.fail("rename "+from+" to", to, err)
+	}
+	return nil
+}
+
+func (s *Dir) rename(from, to string) error {
+	src, dst := s.localPath(from), s.localPath(to)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	if err := os.Link(src, dst); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%w (the target exists)", fs.ErrExist)
+		}
+		return err
+	}
+	if err := syncDir(filepath.Dir(dst)); err != nil {
+		return err
+	}
+	if err := os.Remove(src); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(src))
+}
+
+// RemoveTemp implements Store: it removes the temporary files directly in
+// the folder of prefix whose names start with its last element.
+func (s *Dir) RemoveTemp(ctx context.Context, prefix string) (int, error) {
+	if err := CheckPrefix(prefix); err != nil {
+		return 0, fmt.Errorf("remove leftovers in %s: %w", s.dir, err)
+	}
+	temps, err := s.walk(ctx, prefix, true)
+	if err != nil {
+		return 0, s.fail("remove leftovers", prefix, err)
 	}
 	n := 0
 	for _, t := range temps {
-		if !inFolder(prefix, t.Key) {
+		if !InFolder(prefix, t.Key) {
 			continue
 		}
 		if err := os.Remove(s.localPath(t.Key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return n, err
+			return n, s.fail("remove leftovers", prefix, err)
 		}
 		n++
 	}
 	return n, nil
 }
+
+// localSink is a file written under a temporary name.
+type localSink struct {
+	ctx        context.Context // cancelling it aborts the write
+	f          *os.File
+	tmp, final string
+	replace    bool // rename over final; else link, which refuses an existing final
+}
+
+// createLocal opens a temporary file beside path, under a unique hidden
+// name .<base>.<random>+TempSuffix, so that two writers racing for one key
+// never write into the same file, and so that readers that take every
+// file of a folder but hidden ones (pyarrow, Spark) skip it as they skip
+// every name starting with "." or "_". A key's folders exist as soon as
+// one of its objects is created.
+func createLocal(ctx context.Context, path string, replace bool) (*localSink, error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*"+TempSuffix)
+	if err == nil {
+		err = f.Chmod(0o644) // CreateTemp makes it 0600
+	}
+	if err != nil {
+		if f != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+		return nil, err
+	}
+	return &localSink{ctx: ctx, f: f, tmp: f.Name(), final: path, replace: replace}, nil
+}
+
+func (l *localSink) Write(p []byte) (int, error) {
+	if err := l.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return l.f.Write(p)
+}
+
+// Commit syncs the temporary file, publishes it under the final name and
+// syncs the directory, so that the name survives a crash.
+func (l *localSink) Commit() error {
+	if err := l.ctx.Err(); err != nil {
+		l.Abort()
+		return err
+	}
+	if err := l.f.Sync(); err != nil {
+		l.Abort()
+		return err
+	}
+	if err := l.f.Close(); err != nil {
+		os.Remove(l.tmp)
+		return err
+	}
+	if l.replace {
+		if err := os.Rename(l.tmp, l.final); err != nil {
+			os.Remove(l.tmp)
+			return err
+		}
+	} else {
+		// link(2) fails with EEXIST when final exists, atomically; the
+		// temporary name goes either way.
+		err := os.Link(l.tmp, l.final)
+		os.Remove(l.tmp)
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%w (another writer published it first)", fs.ErrExist)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return syncDir(filepath.Dir(l.final))
+}
+
+// Abort closes and removes the temporary file.
+func (l *localSink) Abort() error {
+	l.f.Close()
+	if err := os.Remove(l.tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// syncDir syncs a directory, so that a rename or link in it survives a
+// crash.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// Locker is a Store that can lock a key with the operating system (a
+// directory): the lock lasts until release is called or the holder dies,
+// however it dies, so that nothing is left to expire. Stores without it
+// (buckets, memory) are locked with leases (package parts).
+type Locker interface {
+	// TryLock takes the lock of key at once, writing note into it, or
+	// fails with a *LockedError carrying the holder's note.
+	TryLock(key string, note []byte) (release func() error, err error)
+}
+
+// LockedError is TryLock's refusal: another process holds the lock.
+type LockedError struct {
+	Key string
+	// Note is what the holder wrote into the lock (may be partial, or
+	// empty, if read while it wrote).
+	Note []byte
+}
+
+func (e *LockedError) Error() string { return "lock " + e.Key + " is held by another process" }

@@ -7,14 +7,65 @@ import (
 	"io"
 	"io/fs"
 	"net/url"
-	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
-
-	"gocloud.dev/blob"
 )
+
+// Store is a dataset location: keys under a directory, a bucket prefix or
+// memory. Implementations are safe for concurrent use and pass the
+// conformance suite of package storetest.
+type Store interface {
+	// List returns the complete objects whose keys start with prefix, at
+	// any depth, sorted by key. prefix "" lists everything; "pages/"
+	// lists the pages folder. Objects being written are not listed.
+	List(ctx context.Context, prefix string) ([]Object, error)
+	// OpenReader opens the object at key for random access. The context
+	// bounds every read of the Reader, not only the open. A missing
+	// object is an error matching fs.ErrNotExist.
+	OpenReader(ctx context.Context, key string) (Reader, error)
+	// Create starts a new object at key. It becomes visible when the
+	// Writer's Close succeeds, and only if no object exists at key by
+	// then: otherwise Close returns an error matching fs.ErrExist and the
+	// existing object is untouched. Cancelling ctx aborts the write.
+	Create(ctx context.Context, key string) (Writer, error)
+	// Replace starts an object at key that replaces whatever is there
+	// when the Writer's Close succeeds: for results a later run may write
+	// again (a benchmark's report), never for dataset parts.
+	Replace(ctx context.Context, key string) (Writer, error)
+	// Delete removes the object at key. A missing object is an error
+	// matching fs.ErrNotExist.
+	Delete(ctx context.Context, key string) error
+	// Exists reports whether a complete object exists at key.
+	Exists(ctx context.Context, key string) (bool, error)
+	// Rename moves the complete object at from to the key to, which must
+	// not exist (else an error matching fs.ErrExist, both objects left as
+	// they are); a missing from is an error matching fs.ErrNotExist. The
+	// object appears under to whole or not at all; a process killed in
+	// between may leave both keys with the same content.
+	Rename(ctx context.Context, from, to string) error
+	// RemoveTemp cleans up after writers that were killed, directly in
+	// the folder of prefix (not in its subfolders), and returns how many
+	// leftovers it removed. Call it only where no other writer is at work.
+	RemoveTemp(ctx context.Context, prefix string) (int, error)
+	// String returns the location for messages; it never has credentials.
+	String() string
+	// Close releases the store's connections.
+	Close() error
+}
+
+// Object is one complete object of a store.
+type Object struct {
+	// Key is the object's key, relative to the store's location.
+	Key string
+	// Size is the object's size in bytes.
+	Size int64
+	// ModTime is when the object was written, by the store's clock.
+	ModTime time.Time
+}
 
 // Defaults for [Config].
 const (
@@ -30,22 +81,21 @@ const (
 	// when asked for less, so that a Parquet reader's small reads of page
 	// headers become few ranged requests.
 	DefaultReadAhead = 1 << 20
+	// MinPartSize is S3's smallest part but the last.
+	MinPartSize = 5 << 20
 )
 
-// minPartSize is S3's smallest part but the last.
-const minPartSize = 5 << 20
-
-// TempSuffix ends the name of a local file being written: [Store.Create]
-// and [CreateFile] write under such a name until Close. No key ends with
-// it, and [Store.List] skips such files.
+// TempSuffix ends the name of a local file being written: a directory's
+// Create and Replace write under such a name until Close. No key ends with
+// it, and List skips such files.
 const TempSuffix = ".tmp"
 
-// Config tunes how a Store moves bytes. The zero value means the defaults.
+// Config tunes how a bucket Store moves bytes; a directory and memory
+// ignore it. The zero value means the defaults.
 type Config struct {
 	// PartSize is the size in bytes of one part of a bucket upload; each
 	// Writer holds up to Concurrency+2 parts in memory. 0 means
-	// DefaultPartSize; otherwise at least 5 MiB. Local directories ignore
-	// it.
+	// DefaultPartSize; otherwise at least MinPartSize.
 	PartSize int
 	// Concurrency is the number of parts of one upload sent at once. 0
 	// means DefaultConcurrency.
@@ -64,8 +114,8 @@ func DefaultConfig() Config {
 // Validate reports the first invalid field of c.
 func (c Config) Validate() error {
 	switch {
-	case c.PartSize != 0 && c.PartSize < minPartSize:
-		return fmt.Errorf("invalid PartSize %d: must be at least %d (5 MiB), or 0 for the default", c.PartSize, minPartSize)
+	case c.PartSize != 0 && c.PartSize < MinPartSize:
+		return fmt.Errorf("invalid PartSize %d: must be at least %d (5 MiB), or 0 for the default", c.PartSize, MinPartSize)
 	case c.Concurrency < 0:
 		return fmt.Errorf("invalid Concurrency %d: must be positive, or 0 for the default", c.Concurrency)
 	case c.ReadAhead < -1:
@@ -74,8 +124,9 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// withDefaults resolves the zero values.
-func (c Config) withDefaults() Config {
+// WithDefaults resolves the zero values (and ReadAhead -1 to 0), for a
+// backend to use as they are.
+func (c Config) WithDefaults() Config {
 	d := DefaultConfig()
 	if c.PartSize == 0 {
 		c.PartSize = d.PartSize
@@ -92,63 +143,63 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Kind says where a Store keeps its objects.
-type Kind string
+// Opener opens a location of one URL scheme, such as s3://bucket/prefix.
+// cfg is valid and has its defaults resolved.
+type Opener func(ctx context.Context, u *url.URL, cfg Config) (Store, error)
 
-// The kinds of Store.
-const (
-	KindLocal Kind = "local"
-	KindS3    Kind = "s3"
-	KindGCS   Kind = "gs"
-)
+// registry maps URL schemes to the Openers registered for them. It is the
+// one piece of package-level mutable state of this package, kept so that
+// only the programs that want buckets link their SDKs: a command calls
+// bucket.Register at its start, as database/sql drivers register
+// themselves, and every Open after that takes s3:// and gs:// locations.
+var registry struct {
+	mu      sync.RWMutex
+	openers map[string]Opener
+}
 
-// Store is a dataset location: a local directory or a prefix in a bucket.
-// It is safe for concurrent use.
-type Store struct {
-	kind Kind
-	loc  string // the location without credentials, for messages
-	cfg  Config
+// Register makes Open take locations of scheme (without "://"), opening
+// them with open. Registering a scheme again replaces its Opener; "file"
+// is built in and cannot be replaced.
+func Register(scheme string, open Opener) {
+	if scheme == "file" || open == nil {
+		return
+	}
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	if registry.openers == nil {
+		registry.openers = make(map[string]Opener)
+	}
+	registry.openers[scheme] = open
+}
 
-	dir    string       // the directory, for KindLocal
-	bucket *blob.Bucket // the bucket, prefixed, for the other kinds
-	s3     *s3Extras    // S3 only: the client and the credentials seen
-
-	// now is the clock of the lock protocol; time.Now in production.
-	now func() time.Time
+// opener returns the Opener of scheme and the registered schemes.
+func opener(scheme string) (Opener, []string) {
+	registry.mu.RLock()
+	defer registry.mu.RUnlock()
+	schemes := []string{"file"}
+	for s := range registry.openers {
+		schemes = append(schemes, s)
+	}
+	slices.Sort(schemes)
+	return registry.openers[scheme], schemes
 }
 
 // Open opens the dataset location loc:
 //
-//   - a plain path, or file:///abs/path, is a local directory; it is created
-//     when missing;
-//   - s3://bucket/prefix is a prefix in an S3 bucket, with these optional
-//     URL parameters: endpoint (an S3-compatible server such as
-//     http://127.0.0.1:9000), use_path_style (true for most such servers),
-//     region (default: AWS_REGION, else us-east-1), disable_https,
-//     profile, request_checksum_calculation and
-//     response_checksum_validation (when_supported or when_required);
-//   - gs://bucket/prefix is a prefix in a Google Cloud Storage bucket,
-//     with the default credentials.
+//   - a plain path, or file:///abs/path, is a local directory (see
+//     [OpenDir]); it is created when missing;
+//   - any other scheme://… is opened by the Opener registered for the
+//     scheme (package bucket registers s3:// and gs://).
 //
 // A location never carries credentials: user information in the URL is an
-// error. The bucket must exist; Open does not call the service.
-func Open(ctx context.Context, loc string, cfg Config) (*Store, error) {
+// error.
+func Open(ctx context.Context, loc string, cfg Config) (Store, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	s, err := open(ctx, loc, cfg.withDefaults())
-	if err != nil {
-		return nil, err
-	}
-	s.now = time.Now
-	return s, nil
-}
-
-// open dispatches on the location's scheme.
-func open(ctx context.Context, loc string, cfg Config) (*Store, error) {
 	scheme, _, hasScheme := strings.Cut(loc, "://")
 	if !hasScheme {
-		return openLocal(loc, cfg)
+		return OpenDir(loc)
 	}
 	u, err := url.Parse(loc)
 	if err != nil {
@@ -158,165 +209,37 @@ func open(ctx context.Context, loc string, cfg Config) (*Store, error) {
 	if u.User != nil {
 		return nil, fmt.Errorf("open store: %s://…: credentials in the URL are refused; use the environment", u.Scheme)
 	}
-	switch u.Scheme {
-	case "file":
+	if u.Scheme == "file" {
 		if u.Host != "" && u.Host != "localhost" {
 			return nil, fmt.Errorf("open store: file URL with host %q: want file:///absolute/path", u.Host)
 		}
 		if len(u.Query()) > 0 {
 			return nil, errors.New("open store: a file URL takes no parameters")
 		}
-		return openLocal(u.Path, cfg)
-	case "s3":
-		return openS3(ctx, u, cfg)
-	case "gs":
-		return openGCS(ctx, u, cfg)
-	default:
-		return nil, fmt.Errorf("open store: unknown scheme %q: want a path, file://, s3:// or gs://", u.Scheme)
+		return OpenDir(u.Path)
 	}
+	open, schemes := opener(u.Scheme)
+	if open == nil {
+		return nil, fmt.Errorf("open store: unknown scheme %q: want a path or one of %s:// (bucket schemes are there only in programs that register package bucket)", u.Scheme, strings.Join(schemes, "://, "))
+	}
+	return open(ctx, u, cfg.WithDefaults())
 }
 
-// openLocal opens a directory.
-func openLocal(dir string, cfg Config) (*Store, error) {
-	if dir == "" {
-		return nil, errors.New("open store: empty location")
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, fmt.Errorf("open store %s: %w", dir, err)
-	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
-		return nil, fmt.Errorf("open store: %w", err)
-	}
-	return &Store{kind: KindLocal, loc: abs, cfg: cfg, dir: abs}, nil
-}
+// MaxReadAll bounds the objects ReadAll reads whole: it allocates the
+// object's size at once, and an object is not always this process's own.
+const MaxReadAll = 64 << 20
 
-// bucketPrefix returns the key prefix a URL path names: "" or "a/b/".
-func bucketPrefix(u *url.URL) (string, error) {
-	p := strings.Trim(u.Path, "/")
-	if p == "" {
-		return "", nil
-	}
-	if !fs.ValidPath(p) {
-		return "", fmt.Errorf("invalid prefix %q", p)
-	}
-	return p + "/", nil
-}
-
-// where names key for messages: a path, or a URL without parameters.
-func (s *Store) where(key string) string {
-	if s.kind == KindLocal {
-		return filepath.Join(s.dir, filepath.FromSlash(key))
-	}
-	return s.loc + key
-}
-
-// Kind returns where the store keeps its objects.
-func (s *Store) Kind() Kind { return s.kind }
-
-// String returns the location: the directory, or the bucket URL without
-// its parameters (scheme://bucket/prefix/). It never has credentials.
-func (s *Store) String() string { return s.loc }
-
-// Dir returns the directory of a local store, and false for a bucket.
-func (s *Store) Dir() (string, bool) { return s.dir, s.kind == KindLocal }
-
-// Close releases the store's connections.
-func (s *Store) Close() error {
-	if s.bucket != nil {
-		return s.bucket.Close()
-	}
-	return nil
-}
-
-// ValidKey reports whether key can name an object: a slash-separated
-// relative path without empty, "." or ".." elements (as [fs.ValidPath]
-// says), not ending in [TempSuffix], not ending in a slash.
-func ValidKey(key string) bool {
-	return key != "." && fs.ValidPath(key) && !strings.HasSuffix(key, TempSuffix) && !strings.Contains(key, `\`)
-}
-
-// checkKey returns an error for a key ValidKey refuses.
-func checkKey(key string) error {
-	if !ValidKey(key) {
-		return fmt.Errorf("invalid key %q: want a relative slash-separated path, no . or .. elements, not ending in %s", key, TempSuffix)
-	}
-	return nil
-}
-
-// checkPrefix accepts "" (everything), or a key prefix; a prefix that is a
-// "directory" should end in a slash.
-func checkPrefix(prefix string) error {
-	if prefix == "" {
-		return nil
-	}
-	if !fs.ValidPath(strings.TrimSuffix(prefix, "/")) || strings.Contains(prefix, `\`) {
-		return fmt.Errorf("invalid prefix %q", prefix)
-	}
-	return nil
-}
-
-// Object is one complete object of a store.
-type Object struct {
-	// Key is the object's key, relative to the store's location.
-	Key string
-	// Size is the object's size in bytes.
-	Size int64
-	// ModTime is when the object was written, by the store's clock.
-	ModTime time.Time
-}
-
-// List returns the complete objects whose keys start with prefix, at any
-// depth, sorted by key. prefix "" lists everything; "pages/" lists the
-// pages folder. Objects being written are not listed: a bucket shows an
-// upload only once it completes, and a directory's temporary files are
-// skipped.
-func (s *Store) List(ctx context.Context, prefix string) ([]Object, error) {
-	if err := checkPrefix(prefix); err != nil {
-		return nil, fmt.Errorf("list %s: %w", s.loc, err)
-	}
-	var objs []Object
-	var err error
-	if s.kind == KindLocal {
-		objs, err = s.listLocal(ctx, prefix, false)
-	} else {
-		objs, err = s.listBucket(ctx, prefix)
-	}
-	if err != nil {
-		return nil, s.fail("list", prefix, err)
-	}
-	slices.SortFunc(objs, func(a, b Object) int { return strings.Compare(a.Key, b.Key) })
-	return objs, nil
-}
-
-// OpenReader opens the object at key for random access. The context bounds
-// every read of the Reader, not only the open: cancel it, or Close the
-// Reader, when done.
-func (s *Store) OpenReader(ctx context.Context, key string) (*Reader, error) {
-	if err := checkKey(key); err != nil {
-		return nil, fmt.Errorf("open %s: %w", s.loc, err)
-	}
-	var r *Reader
-	var err error
-	if s.kind == KindLocal {
-		r, err = s.openLocal(key)
-	} else {
-		r, err = s.openBucket(ctx, key)
-	}
-	if err != nil {
-		return nil, s.fail("open", key, err)
-	}
-	return r, nil
-}
-
-// ReadAll reads the whole object at key; for small objects (markers,
-// manifests, locks).
-func (s *Store) ReadAll(ctx context.Context, key string) ([]byte, error) {
+// ReadAll reads the whole object at key of s; for small objects (markers,
+// manifests, locks). An object larger than MaxReadAll is refused.
+func ReadAll(ctx context.Context, s Store, key string) ([]byte, error) {
 	r, err := s.OpenReader(ctx, key)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
+	if r.Size() > MaxReadAll {
+		return nil, fmt.Errorf("read %s%s: %d bytes, more than the %d a small object may hold", s, key, r.Size(), MaxReadAll)
+	}
 	b := make([]byte, r.Size())
 	if _, err := r.ReadAt(b, 0); err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
@@ -324,32 +247,9 @@ func (s *Store) ReadAll(ctx context.Context, key string) ([]byte, error) {
 	return b, nil
 }
 
-// Create starts a new object at key. It becomes visible when the Writer's
-// Close succeeds, and only if no object exists at key by then: otherwise
-// Close returns an error matching fs.ErrExist and the existing object is
-// untouched. The context bounds the whole write; cancelling it aborts the
-// upload. Call Abort (it may be deferred) to give up.
-func (s *Store) Create(ctx context.Context, key string) (*Writer, error) {
-	if err := checkKey(key); err != nil {
-		return nil, fmt.Errorf("create in %s: %w", s.loc, err)
-	}
-	var w *Writer
-	var err error
-	if s.kind == KindLocal {
-		w, err = createLocal(filepath.Join(s.dir, filepath.FromSlash(key)), key, false)
-	} else {
-		w, err = s.createBucket(ctx, key)
-	}
-	if err != nil {
-		return nil, s.fail("create", key, err)
-	}
-	w.store = s
-	return w, nil
-}
-
-// Put creates the object at key with the content b, as Create does: it
-// fails with an error matching fs.ErrExist if key exists.
-func (s *Store) Put(ctx context.Context, key string, b []byte) error {
+// Put creates the object at key of s with the content b, as Create does:
+// it fails with an error matching fs.ErrExist if key exists.
+func Put(ctx context.Context, s Store, key string, b []byte) error {
 	w, err := s.Create(ctx, key)
 	if err != nil {
 		return err
@@ -361,63 +261,83 @@ func (s *Store) Put(ctx context.Context, key string, b []byte) error {
 	return w.Close()
 }
 
-// Delete removes the object at key. A missing object is an error matching
-// fs.ErrNotExist.
-func (s *Store) Delete(ctx context.Context, key string) error {
-	if err := checkKey(key); err != nil {
-		return fmt.Errorf("delete in %s: %w", s.loc, err)
-	}
-	var err error
-	if s.kind == KindLocal {
-		err = s.deleteLocal(key)
-	} else {
-		err = s.deleteBucket(ctx, key)
-	}
-	if err != nil {
-		return s.fail("delete", key, err)
+// ValidKey reports whether key can name an object: a slash-separated
+// relative path without empty, "." or ".." elements (as [fs.ValidPath]
+// says), not ending in [TempSuffix], not ending in a slash.
+func ValidKey(key string) bool {
+	return key != "." && fs.ValidPath(key) && !strings.HasSuffix(key, TempSuffix) && !strings.Contains(key, `\`)
+}
+
+// CheckKey returns an error for a key ValidKey refuses; every Store
+// method that takes a key calls it first.
+func CheckKey(key string) error {
+	if !ValidKey(key) {
+		return fmt.Errorf("invalid key %q: want a relative slash-separated path, no . or .. elements, not ending in %s", key, TempSuffix)
 	}
 	return nil
 }
 
-// RemoveTemp cleans up after writers that were killed in the folder of
-// prefix ("pages/shard=0003/" cleans that folder, not its subfolders, so
-// that a partition's cleanup never reaches the partitions below it): in a
-// directory it removes the temporary files, in an S3 bucket it aborts the
-// incomplete uploads (which are invisible, but their parts take space).
-// Call it only where no other writer is at work, such as a partition whose
-// lock this process holds. It returns the number of leftovers removed.
-func (s *Store) RemoveTemp(ctx context.Context, prefix string) (int, error) {
-	if err := checkPrefix(prefix); err != nil {
-		return 0, fmt.Errorf("remove leftovers in %s: %w", s.loc, err)
+// CheckPrefix accepts "" (everything), or a key prefix; a prefix that is a
+// "directory" should end in a slash.
+func CheckPrefix(prefix string) error {
+	if prefix == "" {
+		return nil
 	}
-	var n int
-	var err error
-	switch s.kind {
-	case KindLocal:
-		n, err = s.removeTempLocal(ctx, prefix)
-	case KindS3:
-		n, err = s.abortUploads(ctx, prefix)
+	if !fs.ValidPath(strings.TrimSuffix(prefix, "/")) || strings.Contains(prefix, `\`) {
+		return fmt.Errorf("invalid prefix %q", prefix)
 	}
-	if err != nil {
-		return n, s.fail("remove leftovers", prefix, err)
-	}
-	return n, nil
+	return nil
 }
 
-// inFolder reports whether key lies directly in the folder of prefix (the
-// part of prefix up to its last slash), not in a subfolder.
-func inFolder(prefix, key string) bool {
+// InFolder reports whether key lies directly in the folder of prefix (the
+// part of prefix up to its last slash), not in a subfolder, and starts
+// with prefix: what RemoveTemp cleans.
+func InFolder(prefix, key string) bool {
 	folder := prefix[:strings.LastIndex(prefix, "/")+1]
 	rest, ok := strings.CutPrefix(key, folder)
 	return ok && strings.HasPrefix(key, prefix) && !strings.Contains(rest, "/")
 }
 
-// fail wraps err, from op on key, with the location, masking any
-// credential in it.
-func (s *Store) fail(op, key string, err error) error {
-	err = fmt.Errorf("%s %s: %w", op, s.where(key), err)
-	if s.s3 != nil {
-		return s.s3.mask(err)
+// SortObjects sorts objs by key, as List returns them.
+func SortObjects(objs []Object) {
+	slices.SortFunc(objs, func(a, b Object) int { return strings.Compare(a.Key, b.Key) })
+}
+
+// Join returns the location loc with elems appended to its path: a path
+// joined as a path, a URL with its parameters kept (s3://b/runs?region=x
+// and "crawl" give s3://b/runs/crawl?region=x).
+func Join(loc string, elems ...string) (string, error) {
+	if !strings.Contains(loc, "://") {
+		return filepath.Join(append([]string{loc}, elems...)...), nil
 	}
-	return err
+	u, err := url.Parse(loc)
+	if err != nil {
+		scheme, _, _ := strings.Cut(loc, "://")
+		return "", fmt.Errorf("%s:// location is not a valid URL", scheme)
+	}
+	u.Path = path.Join(append([]string{"/", u.Path}, elems...)...)
+	if u.Scheme != "file" {
+		u.Path = strings.TrimPrefix(u.Path, "/")
+		if u.Path != "" {
+			u.Path = "/" + u.Path
+		}
+	}
+	return u.String(), nil
+}
+
+// Redact returns loc as messages and records may show it: a path as it
+// is, a URL without user information and without its parameters (they
+// hold no secret, but an endpoint or profile name is the operator's
+// business, not the dataset's).
+func Redact(loc string) string {
+	if !strings.Contains(loc, "://") {
+		return loc
+	}
+	u, err := url.Parse(loc)
+	if err != nil {
+		scheme, _, _ := strings.Cut(loc, "://")
+		return scheme + "://…"
+	}
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return u.String()
 }

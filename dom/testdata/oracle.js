@@ -1,5 +1,5 @@
 // oracle.js: a second, independent implementation of actionspace's ID rule
-// (PERCEPTION.md §1–3), evaluated live in the page. Tests compare its
+// (docs/perception.md), evaluated live in the page. Tests compare its
 // answer with the offline filter (dom.Tree.Select) over a capture of the
 // same page: both must give the same IDs on the same elements.
 //

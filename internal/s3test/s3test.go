@@ -1,9 +1,10 @@
-// Package s3test starts a real S3-compatible server (SeaweedFS, built from
-// source by Build) on loopback for tests: free ports, a temporary data
-// directory, static credentials made up for the run, a fresh bucket.
+// Package s3test starts a real S3-compatible server (the Versity S3
+// gateway over a directory, built from source by Build) on loopback for
+// tests: a free port, a temporary data directory, static credentials made
+// up for the run, a fresh bucket.
 //
 // Tests call [Start]. It skips under -short or when the server was never
-// built (`make setup` builds it), and fails instead when
+// built (`make setup-test` builds it), and fails instead when
 // ACTIONSPACE_REQUIRE_S3=1 (as `make test` sets it), so that CI cannot go
 // green by skipping.
 package s3test
@@ -13,7 +14,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -39,10 +39,12 @@ const RequireEnv = "ACTIONSPACE_REQUIRE_S3"
 // Region is the region the server's clients sign for.
 const Region = "us-east-1"
 
-// StartTimeout bounds how long Launch waits for the server to take writes.
+// StartTimeout bounds how long Launch waits for the server to take writes
+// (it takes well under a second on an idle machine; the bound is for a
+// loaded one).
 const StartTimeout = 90 * time.Second
 
-// Server is a running SeaweedFS with an S3 gateway on 127.0.0.1.
+// Server is a running S3-compatible server on 127.0.0.1.
 type Server struct {
 	// Endpoint is the S3 endpoint, http://127.0.0.1:PORT.
 	Endpoint string
@@ -54,7 +56,7 @@ type Server struct {
 	p *process // shared by the copies Shared hands out
 }
 
-// process is the running weed.
+// process is the running server.
 type process struct {
 	dir    string
 	cmd    *exec.Cmd
@@ -106,10 +108,10 @@ func Start(tb testing.TB) *Server {
 }
 
 // Shared is a server started on first use and shared by the tests of one
-// package, since SeaweedFS takes about 12 seconds to start (its master and
-// filer wait out fixed membership timeouts before the first write). Each
-// Start hands out a fresh bucket. Declare one in the test package and close
-// it in TestMain:
+// package, so that a package runs one server process however many of its
+// tests use one. Each Start hands out a fresh bucket, so tests that share
+// the server share no objects. Declare one in the test package and close it
+// in TestMain:
 //
 //	var s3srv s3test.Shared
 //
@@ -166,11 +168,12 @@ func (sh *Shared) Close() error {
 	return err
 }
 
-// Launch starts the weed binary bin with its data in dir, and returns once
-// the S3 gateway has stored and deleted an object. Close stops it.
+// Launch starts the server binary bin with its data in dir, and returns
+// once it has stored and deleted an object. Close stops it.
 func Launch(ctx context.Context, bin, dir string) (*Server, error) {
 	var lastErr error
-	// A port picked free may be taken before weed binds it: try again.
+	// A port picked free may be taken before the server binds it: try
+	// again.
 	for range 3 {
 		s, err := launch(ctx, bin, dir)
 		if err == nil {
@@ -185,46 +188,44 @@ func Launch(ctx context.Context, bin, dir string) (*Server, error) {
 }
 
 func launch(ctx context.Context, bin, dir string) (*Server, error) {
-	run, err := os.MkdirTemp(dir, "weed-")
+	run, err := os.MkdirTemp(dir, "s3-")
 	if err != nil {
 		return nil, err
 	}
 	s := &Server{AccessKey: "AK" + randomHex(9), SecretKey: "SK" + randomHex(18), p: &process{dir: run}}
-	if err := s.writeConfig(); err != nil {
-		return nil, err
+	data, meta := filepath.Join(run, "data"), filepath.Join(run, "meta")
+	for _, d := range []string{data, meta} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
 	}
-	ports, err := freePorts(8)
+	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
-	p := func(i int) string { return strconv.Itoa(ports[i]) }
-	s.Endpoint = "http://127.0.0.1:" + p(6)
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	s.Endpoint = "http://" + addr
+	// The object metadata (ETags among them, which the conditional writes
+	// compare) goes to a sidecar directory rather than extended attributes,
+	// so that any filesystem will do for the temporary directory.
 	args := []string{
-		"-logtostderr",
-		"server",
-		"-ip=127.0.0.1", "-ip.bind=127.0.0.1",
-		"-dir=" + filepath.Join(run, "data"),
-		"-master.port=" + p(0), "-master.port.grpc=" + p(1),
-		"-master.telemetry=false", "-master.volumeSizeLimitMB=64",
-		"-volume.port=" + p(2), "-volume.port.grpc=" + p(3),
-		"-volume.max=0", "-volume.preStopSeconds=0",
-		"-filer", "-filer.port=" + p(4), "-filer.port.grpc=" + p(5),
-		"-s3", "-s3.port=" + p(6), "-s3.port.grpc=" + p(7),
-		"-s3.port.iceberg=0", "-s3.port.lance=0", "-s3.autoCreateBucket=false",
-		"-s3.config=" + filepath.Join(run, "s3.json"),
+		"--port", addr, "--region", Region, "--quiet",
+		"posix", "--sidecar", meta, data,
 	}
-	if err := os.MkdirAll(filepath.Join(run, "data"), 0o755); err != nil {
-		return nil, err
-	}
-	s.p.log, err = os.Create(filepath.Join(run, "weed.log"))
+	s.p.log, err = os.Create(filepath.Join(run, logName))
 	if err != nil {
 		return nil, err
 	}
 	s.p.cmd = exec.Command(bin, args...)
 	s.p.cmd.Dir = run
 	s.p.cmd.Stdout, s.p.cmd.Stderr = s.p.log, s.p.log
-	// The server needs none of our environment's AWS settings.
-	s.p.cmd.Env = []string{"HOME=" + run, "PATH=" + os.Getenv("PATH"), "TMPDIR=" + run}
+	// The credentials go by environment, not on the command line, which
+	// any process may read. The server needs none of our environment's AWS
+	// or gateway settings.
+	s.p.cmd.Env = []string{
+		"HOME=" + run, "PATH=" + os.Getenv("PATH"), "TMPDIR=" + run,
+		"ROOT_ACCESS_KEY_ID=" + s.AccessKey, "ROOT_SECRET_ACCESS_KEY=" + s.SecretKey,
+	}
 	if err := s.p.cmd.Start(); err != nil {
 		s.p.log.Close()
 		return nil, fmt.Errorf("start %s: %w", bin, err)
@@ -242,45 +243,23 @@ func launch(ctx context.Context, bin, dir string) (*Server, error) {
 	})
 	if err := s.waitReady(ctx); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("SeaweedFS on %s: %w\n%s", s.Endpoint, err, s.logTail(3000))
+		return nil, fmt.Errorf("S3 server on %s: %w\n%s", s.Endpoint, err, s.logTail(3000))
 	}
 	return s, nil
 }
 
-// writeConfig writes the S3 identities: one, with the server's credentials.
-func (s *Server) writeConfig() error {
-	type cred struct {
-		AccessKey string `json:"accessKey"`
-		SecretKey string `json:"secretKey"`
-	}
-	type identity struct {
-		Name        string   `json:"name"`
-		Credentials []cred   `json:"credentials"`
-		Actions     []string `json:"actions"`
-	}
-	cfg := struct {
-		Identities []identity `json:"identities"`
-	}{[]identity{{
-		Name:        "actionspace-test",
-		Credentials: []cred{{s.AccessKey, s.SecretKey}},
-		Actions:     []string{"Admin", "Read", "Write", "List", "Tagging"},
-	}}}
-	b, err := json.Marshal(cfg)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(s.p.dir, "s3.json"), b, 0o600)
-}
+// logName is the server's log file in its run directory.
+const logName = "server.log"
 
 // waitReady waits until the S3 port answers, then until a bucket can be
-// made and an object stored in it (the filer and a volume must be up).
+// made and an object stored in it.
 func (s *Server) waitReady(ctx context.Context) error {
 	u, _ := url.Parse(s.Endpoint)
 	var err error
 	for {
 		select {
 		case <-s.p.exited:
-			return errors.New("weed exited during startup")
+			return errors.New("the server exited during startup")
 		default:
 		}
 		var c net.Conn
@@ -288,7 +267,7 @@ func (s *Server) waitReady(ctx context.Context) error {
 			c.Close()
 			break
 		}
-		if werr := sleep(ctx, 50*time.Millisecond); werr != nil {
+		if werr := sleep(ctx, 20*time.Millisecond); werr != nil {
 			return fmt.Errorf("S3 port never answered: %w", err)
 		}
 	}
@@ -296,15 +275,15 @@ func (s *Server) waitReady(ctx context.Context) error {
 	for {
 		select {
 		case <-s.p.exited:
-			return errors.New("weed exited during startup")
+			return errors.New("the server exited during startup")
 		default:
 		}
 		err = s.probe(ctx, probe)
 		if err == nil {
 			return nil
 		}
-		if werr := sleep(ctx, 100*time.Millisecond); werr != nil {
-			return fmt.Errorf("S3 gateway never took a write: %w", err)
+		if werr := sleep(ctx, 50*time.Millisecond); werr != nil {
+			return fmt.Errorf("S3 server never took a write: %w", err)
 		}
 	}
 }
@@ -400,32 +379,21 @@ func (s *Server) Close() error {
 
 // logTail returns the end of the server's log.
 func (s *Server) logTail(n int) string {
-	b, err := os.ReadFile(filepath.Join(s.p.dir, "weed.log"))
+	b, err := os.ReadFile(filepath.Join(s.p.dir, logName))
 	if err != nil {
 		return err.Error()
 	}
 	return tail(bytes.TrimSpace(b), n)
 }
 
-// freePorts returns n distinct ports free on 127.0.0.1 at the time of the
-// call.
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	var ports []int
-	for len(ports) < n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+// freePort returns a port free on 127.0.0.1 at the time of the call.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
 	}
-	return ports, nil
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 func randomHex(n int) string {

@@ -1,0 +1,52 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestTakeExtra: a record that does not come within its share of the
+// load's time gets one more try within the load's limit; one that fails
+// otherwise does not, and a second late try is reported late.
+func TestTakeExtra(t *testing.T) {
+	errBroken := errors.New("broken")
+	tests := []struct {
+		name      string
+		last      bool
+		slowTries int   // tries that outlast their limit (hanging on)
+		fail      error // what every other try returns
+		wantTries int32
+		wantErr   bool
+		wantLate  bool
+	}{
+		{"first try in time", false, 0, nil, 1, false, false},
+		{"late once, then in time", false, 1, nil, 2, false, false},
+		{"late once, last record", true, 1, nil, 2, false, false},
+		{"late twice", false, 2, nil, 2, true, true},
+		{"fails at once: no retry", false, 0, errBroken, 1, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			var tries atomic.Int32
+			_, err, late := takeExtra(ctx, "record", tt.last, func(tctx context.Context, limit time.Duration) (int, error) {
+				if int(tries.Add(1)) <= tt.slowTries {
+					time.Sleep(limit + 200*time.Millisecond) // ignores its context, as a stuck browser call does
+					return 0, nil
+				}
+				return 1, tt.fail
+			})
+			if got := tries.Load(); got != tt.wantTries || (err != nil) != tt.wantErr || late != tt.wantLate {
+				t.Errorf("%d tries, error %v, late %v; want %d tries, error %v, late %v", got, err, late, tt.wantTries, tt.wantErr, tt.wantLate)
+			}
+			if ctx.Err() != nil {
+				t.Errorf("the tries outlasted the load's limit")
+			}
+		})
+	}
+}
