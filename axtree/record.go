@@ -114,6 +114,18 @@ type Node struct {
 	Capture int `json:"c"`
 }
 
+// FrameDepths returns how many frames deep each of r's frames is (0 for
+// the main frame), by their Parent links.
+func (r *Record) FrameDepths() []int {
+	depth := make([]int, len(r.Frames))
+	for i, f := range r.Frames {
+		if f.Parent >= 0 && f.Parent < i {
+			depth[i] = depth[f.Parent] + 1
+		}
+	}
+	return depth
+}
+
 // Prop returns the value of the named property and whether it is present.
 func (n *Node) Prop(name string) (string, bool) {
 	for _, p := range n.Props {

@@ -308,6 +308,21 @@ func parseBox(s string) (dom.Rect, error) {
 	return r, nil
 }
 
+// SnapDepths returns how many frames deep each node is: 0 in the main
+// frame's snapshot, one more below each iframe line.
+func SnapDepths(nodes []SnapNode) []int {
+	depth := make([]int, len(nodes))
+	for i := range nodes {
+		if p := nodes[i].Parent; p >= 0 {
+			depth[i] = depth[p]
+			if nodes[p].Kind == SnapElement && nodes[p].Role == "iframe" {
+				depth[i]++
+			}
+		}
+	}
+	return depth
+}
+
 // PageBoxes places the snapshot's boxes in page coordinates. A box of the
 // main frame moves by the snapshot's scroll offsets; a box inside an
 // iframe's snapshot moves by that frame's viewport origin, found in rec by

@@ -113,16 +113,10 @@ func (s *pageSecrets) snapshot(snap *axtree.Snapshot, rec *axtree.Record, captur
 			boxes := axtree.PageBoxes(nodes, snap, rec)
 			pw := s.passwordBoxes(rec, capture)
 			drop := make([]bool, len(nodes))
-			depth := make([]int, len(nodes))
+			depth := axtree.SnapDepths(nodes)
 			found := false
 			for i := range nodes {
 				n := &nodes[i]
-				if p := n.Parent; p >= 0 {
-					depth[i] = depth[p]
-					if nodes[p].Kind == axtree.SnapElement && nodes[p].Role == "iframe" {
-						depth[i]++
-					}
-				}
 				if n.Kind != axtree.SnapElement || n.Role != "textbox" {
 					continue
 				}
@@ -163,12 +157,7 @@ func (s *pageSecrets) passwordBoxes(rec *axtree.Record, capture []byte) []secret
 		}
 	}
 	if rec != nil {
-		depth := make([]int, len(rec.Frames))
-		for i, f := range rec.Frames {
-			if f.Parent >= 0 {
-				depth[i] = depth[f.Parent] + 1
-			}
-		}
+		depth := rec.FrameDepths()
 		for i := range rec.Nodes {
 			n := &rec.Nodes[i]
 			if n.Password && n.Box != nil && n.Frame < len(depth) {
