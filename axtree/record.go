@@ -83,6 +83,9 @@ type Node struct {
 	Role  string `json:"role"`
 	Name  string `json:"name,omitempty"`
 	Value string `json:"val,omitempty"`
+	// Password marks a password input's node: its value (Chromium's mask,
+	// as long as the password) and the text below it are not recorded.
+	Password bool `json:"pw,omitempty"`
 	// Ignored marks a node left out of the accessibility tree that
 	// assistive technology sees (not rendered, aria-hidden, presentational
 	// …); IgnoredWhy holds the reasons Chromium gave.
@@ -109,6 +112,18 @@ type Node struct {
 	// Capture is the index of the capture element this node's DOM node is,
 	// resolved by DOM identity in the browser; -1 when unresolved.
 	Capture int `json:"c"`
+}
+
+// FrameDepths returns how many frames deep each of r's frames is (0 for
+// the main frame), by their Parent links.
+func (r *Record) FrameDepths() []int {
+	depth := make([]int, len(r.Frames))
+	for i, f := range r.Frames {
+		if f.Parent >= 0 && f.Parent < i {
+			depth[i] = depth[f.Parent] + 1
+		}
+	}
+	return depth
 }
 
 // Prop returns the value of the named property and whether it is present.

@@ -308,6 +308,21 @@ func parseBox(s string) (dom.Rect, error) {
 	return r, nil
 }
 
+// SnapDepths returns how many frames deep each node is: 0 in the main
+// frame's snapshot, one more below each iframe line.
+func SnapDepths(nodes []SnapNode) []int {
+	depth := make([]int, len(nodes))
+	for i := range nodes {
+		if p := nodes[i].Parent; p >= 0 {
+			depth[i] = depth[p]
+			if nodes[p].Kind == SnapElement && nodes[p].Role == "iframe" {
+				depth[i]++
+			}
+		}
+	}
+	return depth
+}
+
 // PageBoxes places the snapshot's boxes in page coordinates. A box of the
 // main frame moves by the snapshot's scroll offsets; a box inside an
 // iframe's snapshot moves by that frame's viewport origin, found in rec by
@@ -375,4 +390,73 @@ func overlap(a, b dom.Rect) float64 {
 		return 0
 	}
 	return w * h
+}
+
+// DropValues returns the snapshot text with the values of the element
+// lines marked in drop taken out: a line's inline value (`- textbox
+// "Password" [ref=e7]: hunter2` keeps `- textbox "Password" [ref=e7]`)
+// and its text lines (`- text: …` nested right below it). nodes are the
+// text's lines as [ParseSnapshot] read them; drop[i] marks node i. It
+// returns the text and how many values it took out; every other line is
+// kept byte for byte.
+func DropValues(text string, nodes []SnapNode, drop []bool) (string, int) {
+	if text == "" {
+		return text, 0
+	}
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if len(lines) != len(nodes) {
+		return text, 0
+	}
+	removed := 0
+	gone := make([]bool, len(lines))
+	for i := range nodes {
+		n := &nodes[i]
+		if p := n.Parent; n.Kind == SnapText && p >= 0 && p < len(drop) && drop[p] {
+			gone[i] = true
+			removed++
+			continue
+		}
+		if i >= len(drop) || !drop[i] || n.Kind != SnapElement {
+			continue
+		}
+		trimmed := strings.TrimLeft(lines[i], " ")
+		indent := lines[i][:len(lines[i])-len(trimmed)]
+		content := strings.TrimPrefix(trimmed, "- ")
+		_, rest, err := splitKey(content)
+		if err != nil || !strings.HasPrefix(rest, ": ") {
+			continue
+		}
+		lines[i] = indent + "- " + content[:len(content)-len(rest)]
+		removed++
+	}
+	var b strings.Builder
+	for i, l := range lines {
+		if gone[i] {
+			continue
+		}
+		// A line whose children all went no longer ends in ":".
+		if strings.HasSuffix(l, ":") && i < len(drop) && drop[i] && !hasKept(nodes, gone, i) {
+			l = strings.TrimSuffix(l, ":")
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	out := b.String()
+	if !strings.HasSuffix(text, "\n") {
+		out = strings.TrimSuffix(out, "\n")
+	}
+	return out, removed
+}
+
+// hasKept reports whether node p has a child line that is not gone.
+func hasKept(nodes []SnapNode, gone []bool, p int) bool {
+	for j := p + 1; j < len(nodes); j++ {
+		if nodes[j].Parent == p && !gone[j] {
+			return true
+		}
+		if nodes[j].Depth <= nodes[p].Depth {
+			break
+		}
+	}
+	return false
 }

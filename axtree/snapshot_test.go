@@ -129,3 +129,32 @@ func TestParseSnapshot_Stored(t *testing.T) {
 		t.Errorf("a snapshot of version 7: %v, want ErrMalformed", err)
 	}
 }
+
+func TestDropValues(t *testing.T) {
+	text := "- generic [ref=e2] [box=8,8,100,20]:\n" +
+		"  - textbox \"User\" [ref=e3] [box=8,8,50,20]: ada\n" +
+		"  - textbox \"Password\" [ref=e4] [box=60,8,50,20]: hunter2: with colon\n" +
+		"  - textbox \"Notes\" [ref=e5]:\n" +
+		"    - text: secret note\n" +
+		"  - 'textbox \"a: b\" [ref=e6]': \"quoted: value\"\n"
+	nodes, err := ParseSnapshot(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drop := []bool{false, false, true, true, false, true}
+	got, n := DropValues(text, nodes, drop)
+	want := "- generic [ref=e2] [box=8,8,100,20]:\n" +
+		"  - textbox \"User\" [ref=e3] [box=8,8,50,20]: ada\n" +
+		"  - textbox \"Password\" [ref=e4] [box=60,8,50,20]\n" +
+		"  - textbox \"Notes\" [ref=e5]\n" +
+		"  - 'textbox \"a: b\" [ref=e6]'\n"
+	if got != want || n != 3 {
+		t.Errorf("DropValues =\n%s(%d)\nwant\n%s(3)", got, n, want)
+	}
+	if _, err := ParseSnapshot(got); err != nil {
+		t.Errorf("the result does not parse: %v", err)
+	}
+	if got, _ := DropValues(strings.TrimSuffix(text, "\n"), nodes, drop); got != strings.TrimSuffix(want, "\n") {
+		t.Errorf("without a final newline: %q", got)
+	}
+}

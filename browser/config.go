@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+
+	"actionspace/pipeline"
 )
 
 // DefaultChromiumPath is where Debian's chromium package installs the
@@ -44,13 +46,15 @@ func (c Config) Validate() error {
 	if len(c.Endpoints) == 0 && c.ChromiumPath == "" {
 		return fmt.Errorf("chromium: empty path")
 	}
-	for _, e := range c.Endpoints {
+	// An endpoint is named as pipeline.RedactEndpoint shows it: its path
+	// may be the server's secret.
+	for i, e := range c.Endpoints {
 		u, err := url.Parse(e)
 		if err != nil {
-			return fmt.Errorf("browser endpoint %q: %w", e, err)
+			return fmt.Errorf("browser endpoint %d (%s): not a URL", i+1, pipeline.RedactEndpoint(e))
 		}
 		if (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
-			return fmt.Errorf("browser endpoint %q: want ws://HOST:PORT/PATH or wss://…", e)
+			return fmt.Errorf("browser endpoint %d (%s): want ws://HOST:PORT/PATH or wss://…", i+1, pipeline.RedactEndpoint(e))
 		}
 	}
 	return nil

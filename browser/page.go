@@ -407,15 +407,16 @@ func (p *pwPage) loadPage(ctx context.Context, tab *pwTab, rawURL string) (*pipe
 		return ld, p.fail(ctx, rawURL, "content", pipeline.KindCapture, err)
 	}
 	// The page stops at the cap (in UTF-16 code units, never inside a
-	// tag); password values out, then the cut in bytes: what is stored
-	// and counted is a prefix of the redacted HTML.
+	// tag); password and hidden values out, then the cut in bytes: what is
+	// stored and counted is a prefix of the redacted HTML.
 	ld.HTMLBytes = len(html.HTML)
-	redacted, _ := dom.RedactSecrets(html.HTML)
-	ld.HTML, ld.HTMLTruncated = dom.CutHTML(redacted, p.cfg.MaxHTMLBytes)
+	secrets := p.readSecrets(worlds, rawURL)
+	ld.HTML, ld.HTMLTruncated = dom.CutHTML(secrets.html(html.HTML), p.cfg.MaxHTMLBytes)
 	ld.HTMLTruncated = ld.HTMLTruncated || html.Truncated
 	ld.FinalURL = tab.page.URL()
+	secrets.load(ld)
 
-	p.takeExtras(ctx, tab, rawURL, AXTreeInput{Session: tab.cdp, Worlds: worlds, FrameSession: sessions.get}, p.cfg.Extras, ld)
+	p.takeExtras(ctx, tab, rawURL, AXTreeInput{Session: tab.cdp, Worlds: worlds, FrameSession: sessions.get}, p.cfg.Extras, secrets, ld)
 	return ld, nil
 }
 

@@ -77,6 +77,7 @@ type Remote struct {
 // endpoint is one connection slot of a Remote.
 type endpoint struct {
 	url     string
+	name    string           // url as logs and errors show it (pipeline.RedactEndpoint)
 	browser pipeline.Browser // nil while down
 	gen     int              // incremented by every connection
 	pages   int              // open pages of generation gen
@@ -124,7 +125,7 @@ func newRemote(ctx context.Context, cfg Config, connect connectFunc, stop func()
 		r.log = slog.Default()
 	}
 	for _, u := range cfg.Endpoints {
-		r.eps = append(r.eps, &endpoint{url: u, down: errors.New("not connected yet")})
+		r.eps = append(r.eps, &endpoint{url: u, name: pipeline.RedactEndpoint(u), down: errors.New("not connected yet")})
 	}
 	// First attempts in parallel, without the backoff.
 	var wg sync.WaitGroup
@@ -135,7 +136,7 @@ func newRemote(ctx context.Context, cfg Config, connect connectFunc, stop func()
 	r.mu.Lock()
 	for _, ep := range r.eps {
 		if ep.browser == nil {
-			r.log.Warn("browser endpoint not reachable; retrying in the background", logEndpoint, ep.url, logError, ep.down)
+			r.log.Warn("browser endpoint not reachable; retrying in the background", logEndpoint, ep.name, logError, ep.down)
 			r.wg.Add(1)
 			go r.reconnect(ep)
 		}
@@ -164,6 +165,9 @@ func (r *Remote) dial(ctx context.Context, ep *endpoint) error {
 		}
 	}()
 	b, err := r.connect(cctx, ep.url, func(cause error) { r.lost(ep, gen, cause) })
+	if err != nil {
+		err = endpointError{err: err, endpoint: ep.url}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err != nil {
@@ -180,7 +184,7 @@ func (r *Remote) dial(ctx context.Context, ep *endpoint) error {
 	case r.version == "":
 		r.version = v
 	case v != r.version:
-		r.log.Warn("browser endpoints run different browser versions; the dataset records the first", logEndpoint, ep.url, logBrowserVer, v, "first", r.version)
+		r.log.Warn("browser endpoints run different browser versions; the dataset records the first", logEndpoint, ep.name, logBrowserVer, v, "first", r.version)
 	}
 	close(r.changed)
 	r.changed = make(chan struct{})
@@ -204,7 +208,7 @@ func (r *Remote) reconnect(ep *endpoint) {
 			r.mu.Lock()
 			r.reconnects++
 			r.mu.Unlock()
-			r.log.Warn("browser endpoint reconnected", logEndpoint, ep.url, logAttempt, attempt)
+			r.log.Warn("browser endpoint reconnected", logEndpoint, ep.name, logAttempt, attempt)
 			return
 		}
 		select {
@@ -212,7 +216,7 @@ func (r *Remote) reconnect(ep *endpoint) {
 			return
 		default:
 		}
-		r.log.Info("browser endpoint still unreachable", logEndpoint, ep.url, logAttempt, attempt, logError, err)
+		r.log.Info("browser endpoint still unreachable", logEndpoint, ep.name, logAttempt, attempt, logError, err)
 		backoff = min(2*backoff, reconnectMaxBackoff)
 	}
 }
@@ -227,8 +231,9 @@ func (r *Remote) lost(ep *endpoint, gen int, cause error) {
 		return
 	}
 	b := ep.browser
+	cause = endpointError{err: cause, endpoint: ep.url}
 	ep.browser, ep.pages, ep.down = nil, 0, cause
-	r.log.Warn("browser endpoint lost; its URLs go to the others while it is retried", logEndpoint, ep.url, logError, cause, logUp, r.upLocked())
+	r.log.Warn("browser endpoint lost; its URLs go to the others while it is retried", logEndpoint, ep.name, logError, cause, logUp, r.upLocked())
 	go closeWithin(b, oldBrowserWait)
 	r.wg.Add(1)
 	go r.reconnect(ep)
@@ -256,7 +261,7 @@ func (r *Remote) waitUp(ctx context.Context) error {
 		var why []string
 		for _, ep := range r.eps {
 			if ep.down != nil {
-				why = append(why, fmt.Sprintf("%s: %v", ep.url, ep.down))
+				why = append(why, fmt.Sprintf("%s: %v", ep.name, ep.down))
 			}
 		}
 		r.mu.Unlock()
@@ -421,7 +426,7 @@ func (p *remotePage) Close() error {
 // the server's browser), not the shared driver.
 type remoteBrowser struct {
 	*pwBrowser
-	endpoint  string
+	endpoint  string // as logs and errors show it
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -429,6 +434,7 @@ type remoteBrowser struct {
 // connectEndpoint connects to the Playwright server at endpoint through
 // pw. lost is called when the connection dies.
 func connectEndpoint(ctx context.Context, pw *playwright.Playwright, cfg Config, endpoint string, lost func(error)) (pipeline.Browser, error) {
+	name := pipeline.RedactEndpoint(endpoint)
 	opts := playwright.BrowserTypeConnectOptions{Timeout: playwright.Float(float64(connectTimeout.Milliseconds()))}
 	if ms := timeoutMS(ctx); ms > 0 {
 		opts.Timeout = playwright.Float(ms)
@@ -442,13 +448,13 @@ func connectEndpoint(ctx context.Context, pw *playwright.Playwright, cfg Config,
 		})
 	switch {
 	case !ok:
-		return nil, fmt.Errorf("connect %s: %w", endpoint, ctx.Err())
+		return nil, fmt.Errorf("connect %s: %w", name, ctx.Err())
 	case err != nil:
-		return nil, fmt.Errorf("connect %s: %w", endpoint, shortError{err})
+		return nil, fmt.Errorf("connect %s: %w", name, endpointError{err: shortError{err}, endpoint: endpoint})
 	}
 	br.OnDisconnected(func(playwright.Browser) { lost(errors.New("disconnected")) })
-	cfg.logger().Debug("connected to a browser endpoint", logEndpoint, endpoint, logBrowserVer, br.Version())
-	return &remoteBrowser{pwBrowser: &pwBrowser{cfg: cfg, browser: br}, endpoint: endpoint}, nil
+	cfg.logger().Debug("connected to a browser endpoint", logEndpoint, name, logBrowserVer, br.Version())
+	return &remoteBrowser{pwBrowser: &pwBrowser{cfg: cfg, browser: br}, endpoint: name}, nil
 }
 
 // Close closes the connection; the server closes its browser.
@@ -460,6 +466,19 @@ func (b *remoteBrowser) Close() error {
 	})
 	return b.closeErr
 }
+
+// endpointError is an error whose message may name an endpoint URL as it
+// was given (Playwright's do): its message shows the endpoint as
+// pipeline.RedactEndpoint does, so that a token in the URL's path or
+// query reaches no log or error.
+type endpointError struct {
+	err      error
+	endpoint string
+}
+
+func (e endpointError) Error() string { return pipeline.RedactErrorText(e.err.Error(), e.endpoint) }
+
+func (e endpointError) Unwrap() error { return e.err }
 
 // Open opens the browser a crawl drives: a connection to the servers of
 // cfg.Endpoints when there are any (see [Remote]), and otherwise a local

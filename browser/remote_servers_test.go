@@ -123,10 +123,12 @@ type runServer struct {
 }
 
 // startRunServer starts a browser server on a free loopback port and waits
-// for the endpoint it prints. It is stopped when the test ends.
-func startRunServer(t testing.TB, tools runServerTools) *runServer {
+// for the endpoint it prints; extra are more run-server flags. It is
+// stopped when the test ends.
+func startRunServer(t testing.TB, tools runServerTools, extra ...string) *runServer {
 	t.Helper()
-	cmd := exec.Command(tools.node, tools.cli, "run-server", "--port", "0", "--host", "127.0.0.1")
+	args := append([]string{tools.cli, "run-server", "--port", "0", "--host", "127.0.0.1"}, extra...)
+	cmd := exec.Command(tools.node, args...)
 	cmd.Env = append(os.Environ(), "PLAYWRIGHT_BROWSERS_PATH="+tools.browsers)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	out, err := cmd.StdoutPipe()

@@ -131,8 +131,10 @@ func TakeAISnapshot(page playwright.Page, cdp cdpSender, timeout time.Duration) 
 // on a second try, all but a tenth of it: see takeExtra) and is given up
 // past it: a page of many frames must not spend the page's time limit on
 // its extras and lose its capture. A record that fails for lack of time
-// gets one more try within the load's time limit.
-func (p *pwPage) takeExtras(ctx context.Context, tab *pwTab, rawURL string, in AXTreeInput, cfg pipeline.ExtrasConfig, ld *pipeline.Load) {
+// gets one more try within the load's time limit. Both records leave
+// secrets' values out before they are checked and stored (see
+// pageSecrets).
+func (p *pwPage) takeExtras(ctx context.Context, tab *pwTab, rawURL string, in AXTreeInput, cfg pipeline.ExtrasConfig, secrets *pageSecrets, ld *pipeline.Load) {
 	if cfg.AXTree {
 		p.stage.Store("accessibility tree")
 		in.MaxNodes, in.MaxFrames = cfg.MaxAXNodes, p.cfg.MaxFrames
@@ -152,6 +154,7 @@ func (p *pwPage) takeExtras(ctx context.Context, tab *pwTab, rawURL string, in A
 			}
 			p.log.Warn("accessibility tree not stored", logURL, rawURL, logSkipped, ld.AXTreeSkipped, logError, shortError{err})
 		default:
+			secrets.axTree(rec)
 			ld.AXTree = rec
 		}
 	}
@@ -180,6 +183,7 @@ func (p *pwPage) takeExtras(ctx context.Context, tab *pwTab, rawURL string, in A
 		err = fmt.Errorf("AI snapshot of %d bytes: more than %d", len(snap.Text), cfg.MaxAISnapshotBytes)
 		ld.AISnapshotSkipped = dataset.SkippedTooLarge
 	default:
+		secrets.snapshot(snap, ld.AXTree, ld.Capture)
 		if _, err = axtree.ParseSnapshot(snap.Text); err != nil {
 			ld.AISnapshotSkipped = dataset.SkippedMalformed
 		}
@@ -290,9 +294,12 @@ type snapDoc struct {
 	backend      []int
 	// hidden marks nodes scripts cannot reach: pseudo-elements, and the
 	// content of closed and user-agent shadow roots.
-	hidden     []bool
-	pseudo     []bool
-	tabindex   map[int]string
+	hidden   []bool
+	pseudo   []bool
+	tabindex map[int]string
+	// password marks the password inputs: their accessibility nodes'
+	// values (masked, but as long as the password) are not recorded.
+	password   map[int]bool
 	bounds     map[int]dom.Rect // border boxes in document coordinates
 	contentDoc map[int]int      // frame element → document index
 	byBackend  map[int]int
@@ -767,6 +774,10 @@ func (b *axBuilder) addTrees(ctx context.Context) error {
 			return
 		}
 		placed := map[int]bool{}
+		// secret marks the record's nodes in a password input's subtree:
+		// their values and texts (Chromium's mask, as long as the
+		// password) are not recorded.
+		secret := map[int]bool{}
 		var add func(id string, parent int)
 		add = func(id string, parent int) {
 			m := trees[f][id]
@@ -779,6 +790,16 @@ func (b *axBuilder) addTrees(ctx context.Context) error {
 			}
 			i := len(b.rec.Nodes)
 			b.rec.Nodes = append(b.rec.Nodes, b.node(f, m, role, parent))
+			if secret[parent] || b.isPassword(f, b.rec.Nodes[i].Backend) {
+				nd := &b.rec.Nodes[i]
+				nd.Value = ""
+				if secret[parent] {
+					nd.Name = "" // the input itself keeps its name (its label)
+				} else {
+					nd.Password = true
+				}
+				secret[i] = true
+			}
 			if parent < 0 || b.rec.Nodes[parent].Frame != f {
 				b.rec.Frames[f].Root = i
 			}
@@ -862,6 +883,18 @@ func (b *axBuilder) node(f int, m map[string]any, role string, parent int) axtre
 	return n
 }
 
+// isPassword reports whether the DOM node backend of frame f is a
+// password input.
+func (b *axBuilder) isPassword(f, backend int) bool {
+	ref := b.frames[f]
+	if backend == 0 || ref.doc < 0 {
+		return false
+	}
+	d := b.procs[ref.proc].docs[ref.doc]
+	node, ok := d.byBackend[backend]
+	return ok && d.password[node]
+}
+
 // axValue returns the value of a CDP AXValue ({type, value}) as a string.
 func axValue(v any) string {
 	s, _ := scalar(dig(v, "value"))
@@ -908,6 +941,7 @@ func parseDOMSnapshot(res any) ([]*snapDoc, error) {
 			hidden:     make([]bool, n),
 			pseudo:     make([]bool, n),
 			tabindex:   map[int]string{},
+			password:   map[int]bool{},
 			bounds:     map[int]dom.Rect{},
 			contentDoc: map[int]int{},
 			byBackend:  make(map[int]int, n),
@@ -925,8 +959,13 @@ func parseDOMSnapshot(res any) ([]*snapDoc, error) {
 			for i, a := range attrs {
 				pairs, _ := a.([]any)
 				for k := 0; k+1 < len(pairs); k += 2 {
-					if str(pairs[k]) == "tabindex" {
+					switch str(pairs[k]) {
+					case "tabindex":
 						d.tabindex[i] = str(pairs[k+1])
+					case "type":
+						if i < n && d.name[i] == "input" && strings.EqualFold(str(pairs[k+1]), "password") {
+							d.password[i] = true
+						}
 					}
 				}
 			}

@@ -30,6 +30,14 @@ const FramesGlobal = "__actionspaceFrames"
 // tie the accessibility tree's DOM nodes to the capture's elements.
 const NodesGlobal = "__actionspaceNodes"
 
+// SecretsGlobal is the global variable, in the world the capture script
+// ran in, that holds what the page's password and hidden inputs held and
+// the record leaves out: {values: [[kind, value]…], passwords: n}, kind
+// "p" (password) or "h" (hidden), each value once (see [SecretValue]).
+// The browser adapter reads it to scrub those values from the other
+// records of the page state ([Secrets]); it never enters a record.
+const SecretsGlobal = "__actionspaceSecrets"
+
 // CaptureVersion is the version of the capture record format that [Script]
 // produces and [Parse] reads.
 const CaptureVersion = 1
@@ -45,6 +53,10 @@ const (
 	DefaultOptionCap = 50
 	DefaultTitleCap  = 1000
 	DefaultURLCap    = 8192
+	// DefaultMaxSecrets is the default of ScriptOptions.MaxSecrets: a
+	// page has a handful of password and hidden inputs; the bound keeps a
+	// hostile page from making the scrub of its records slow.
+	DefaultMaxSecrets = 256
 )
 
 // ScriptOptions bound the work and output size of the capture script:
@@ -82,6 +94,13 @@ type ScriptOptions struct {
 	TitleCap int `json:"titleCap"`
 	// URLCap caps the page URL ([CapURL]). Zero means DefaultURLCap.
 	URLCap int `json:"urlCap"`
+	// MaxSecrets bounds the values of password and hidden inputs the
+	// script keeps aside for the scrub ([SecretsGlobal]); their characters
+	// count against MaxChars apart from the record's. Past either bound
+	// the rest are not kept ([CapSecrets]): they are still left out of the
+	// capture, the HTML and the accessibility records by structure, but not
+	// scrubbed from the page's other text. Zero means DefaultMaxSecrets.
+	MaxSecrets int `json:"maxSecrets"`
 	// ExactOcclusion hit-tests every element whose occlusion is measured.
 	// By default the script skips the hit tests that cannot find another
 	// element on top (no other box holds the element's centre), which on
@@ -96,7 +115,7 @@ func DefaultScriptOptions() ScriptOptions {
 		MaxNodes: DefaultMaxNodes, MaxChars: DefaultMaxChars,
 		AttrCap: DefaultAttrCap, MaxAttrs: DefaultMaxAttrs, NameCap: DefaultNameCap,
 		TextCap: DefaultTextCap, OptionCap: DefaultOptionCap,
-		TitleCap: DefaultTitleCap, URLCap: DefaultURLCap,
+		TitleCap: DefaultTitleCap, URLCap: DefaultURLCap, MaxSecrets: DefaultMaxSecrets,
 	}
 }
 
@@ -109,6 +128,7 @@ func (o ScriptOptions) Validate() error {
 		{"MaxNodes", o.MaxNodes}, {"MaxChars", o.MaxChars}, {"AttrCap", o.AttrCap},
 		{"MaxAttrs", o.MaxAttrs}, {"NameCap", o.NameCap}, {"TextCap", o.TextCap},
 		{"OptionCap", o.OptionCap}, {"TitleCap", o.TitleCap}, {"URLCap", o.URLCap},
+		{"MaxSecrets", o.MaxSecrets},
 	} {
 		if f.v < 0 {
 			return fmt.Errorf("capture option %s is %d: want 0 (the default) or more", f.name, f.v)
@@ -140,10 +160,11 @@ const (
 	CapNodes      = "nodes"      // the walk stopped at MaxNodes (or a frame was left out for it)
 	CapChars      = "chars"      // the walk stopped at MaxChars
 	CapFrames     = "frames"     // cross-origin frames were left out: more than the crawler captures per page, or nested deeper than it follows
+	CapSecrets    = "secrets"    // more password and hidden values than MaxSecrets (or MaxChars characters of them): the rest are not scrubbed from the page's text
 )
 
 // capOrder is the order of [PageInfo.Capped].
-var capOrder = []string{CapURL, CapTitle, CapAttributes, CapNames, CapValues, CapText, CapOptions, CapNodes, CapChars, CapFrames}
+var capOrder = []string{CapURL, CapTitle, CapAttributes, CapNames, CapValues, CapText, CapOptions, CapNodes, CapChars, CapFrames, CapSecrets}
 
 // Cap records in p that the cap named c was hit, keeping Capped in its
 // order. Nodes and chars also mark the capture truncated.

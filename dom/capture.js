@@ -5,7 +5,7 @@
 //
 // The script is one function expression taking an options object:
 //   {maxNodes, maxChars, attrCap, maxAttrs, nameCap, textCap, optionCap,
-//    titleCap, urlCap, exactOcclusion}
+//    titleCap, urlCap, maxSecrets, exactOcclusion}
 // (dom.ScriptOptions). Everything the page decides the size of is capped by
 // one of them, and page.capped names the caps that were hit.
 // Field names of the record are documented on dom.Node and dom.PageInfo.
@@ -21,6 +21,7 @@
   const optionCap = opt("optionCap", 50);
   const titleCap = opt("titleCap", 1000);
   const urlCap = opt("urlCap", 8192);
+  const maxSecrets = opt("maxSecrets", 256);
   const exactOcclusion = !!(opts && opts.exactOcclusion);
 
   const SKIP = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "BASE", "TITLE"]);
@@ -73,6 +74,21 @@
   let chars = 0;
   // capped: the caps that were hit (see dom.PageInfo.Capped)
   const capped = new Set();
+  // secrets: the values of password and hidden inputs ([kind, value],
+  // kind "p" or "h"), live and as attributes, distinct. They never enter
+  // the record: the list stays in this world's global for the caller,
+  // which scrubs them from every other record of the page state. At most
+  // maxSecrets values and maxChars characters ("secrets" in page.capped
+  // past that). passwords counts the password inputs met.
+  const secrets = [], secretSeen = new Set();
+  let secretChars = 0, passwords = 0;
+  const keepSecret = (kind, v) => {
+    if (typeof v !== "string" || v === "" || secretSeen.has(kind + v)) return;
+    if (secrets.length >= maxSecrets || secretChars + v.length > maxChars) { capped.add("secrets"); return; }
+    secretSeen.add(kind + v);
+    secretChars += v.length;
+    secrets.push([kind, v]);
+  };
   const cut = (s, cap, what) => {
     if (s.length <= cap) return s;
     capped.add(what);
@@ -236,6 +252,11 @@
       const inputType = tag === "input" ? (el.type || "").toLowerCase() : "";
       const isPassword = inputType === "password";
       const secret = isPassword || inputType === "hidden";
+      if (secret) {
+        if (isPassword) passwords++;
+        keepSecret(isPassword ? "p" : "h", el.value);
+        keepSecret(isPassword ? "p" : "h", el.getAttribute("value"));
+      }
       const attrs = [];
       let roleAttr = null, tabindex = null, handler = false, ariaHidden = false, ariaDisabled = false,
         ariaModal = false, hasPopup = false, href = false, typeAttr = null, idAttr = null;
@@ -463,8 +484,23 @@
   };
 
   walk(document, -1, 0, sx, sy, vw, vh, NOCLIP, 0);
+  // A walk cut short has not met every input: the secrets of the rest of
+  // its documents' inputs (outside shadow roots) are kept too.
+  if (truncated) {
+    for (const h of docs) {
+      for (const el of h.doc.querySelectorAll("input")) {
+        const t = (el.type || "").toLowerCase();
+        if (t === "password") passwords++;
+        if (t === "password" || t === "hidden") {
+          keepSecret(t === "password" ? "p" : "h", el.value);
+          keepSecret(t === "password" ? "p" : "h", el.getAttribute("value"));
+        }
+      }
+    }
+  }
   globalThis.__actionspaceFrames = fxEls;
   globalThis.__actionspaceNodes = domNodes;
+  globalThis.__actionspaceSecrets = {values: secrets, passwords};
 
   // Occlusion. Hit testing costs time in proportion to the whole page, so
   // it is skipped where it cannot find anything else: when no recorded box
@@ -547,7 +583,7 @@
     ms: round(performance.now() - t0),
   };
   // the caps hit, in a fixed order
-  const hit = ["url", "title", "attributes", "names", "values", "text", "options", "nodes", "chars"].filter((c) => capped.has(c));
+  const hit = ["url", "title", "attributes", "names", "values", "text", "options", "nodes", "chars", "secrets"].filter((c) => capped.has(c));
   if (hit.length) page.capped = hit;
   return JSON.stringify({version: 1, page, nodes});
 }

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -26,8 +28,11 @@ type Config struct {
 	// Model is the default model, used when a request names none.
 	Model string
 	// APIKey is sent as a bearer token when not empty. The caller reads it
-	// (the CLI from ACTIONSPACE_LLM_API_KEY, then OPENAI_API_KEY); the
-	// client never logs it and removes it from every error it returns.
+	// (the CLI from ACTIONSPACE_LLM_API_KEY, or OPENAI_API_KEY for
+	// OpenAI's own API only); the client never logs it, removes it from
+	// every error it returns, and never sends it over plain http to a
+	// host that is not loopback: Validate refuses such a BaseURL, and the
+	// SDK follows no redirect away from BaseURL's origin.
 	APIKey string
 	// Timeout bounds each HTTP attempt; 0 means DefaultTimeout.
 	Timeout time.Duration
@@ -65,7 +70,10 @@ func (c Config) Validate() error {
 		return errors.New("llm config: BaseURL is empty")
 	}
 	if !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://") {
-		return fmt.Errorf("llm config: BaseURL %q: want an http:// or https:// URL", c.BaseURL)
+		return fmt.Errorf("llm config: BaseURL %q: want an http:// or https:// URL", redactURL(c.BaseURL))
+	}
+	if c.APIKey != "" && !KeySafe(c.BaseURL) {
+		return fmt.Errorf("llm config: BaseURL %q: an API key is never sent over plain http to a host that is not loopback; use https", redactURL(c.BaseURL))
 	}
 	if c.Timeout < 0 {
 		return fmt.Errorf("llm config: Timeout %v is negative", c.Timeout)
@@ -77,4 +85,27 @@ func (c Config) Validate() error {
 		return fmt.Errorf("llm config: Concurrency %d is negative", c.Concurrency)
 	}
 	return nil
+}
+
+// KeySafe reports whether an API key may be sent to rawURL: over https,
+// or over plain http to a loopback host (localhost, 127.0.0.0/8, ::1),
+// where nothing crosses a network. Names other than localhost are not
+// resolved: a name that points to loopback does not count.
+func KeySafe(rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return false
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "https":
+		return true
+	case "http":
+		host := strings.ToLower(u.Hostname())
+		if host == "localhost" {
+			return true
+		}
+		ip := net.ParseIP(host)
+		return ip != nil && ip.IsLoopback()
+	}
+	return false
 }

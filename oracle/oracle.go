@@ -81,12 +81,7 @@ type Oracle struct {
 // resolved it, by frame, box and role otherwise.
 func New(rec *axtree.Record, tree *dom.Tree) *Oracle {
 	o := &Oracle{Record: rec, byCapture: map[int][]int{}}
-	depth := make([]int, len(rec.Frames))
-	for i, f := range rec.Frames {
-		if f.Parent >= 0 {
-			depth[i] = depth[f.Parent] + 1
-		}
-	}
+	depth := rec.FrameDepths()
 	for i := range rec.Nodes {
 		n := &rec.Nodes[i]
 		why := qualifies(n)

@@ -91,7 +91,9 @@ type Config struct {
 	Page PageConfig
 	// BrowserEndpoints and LLMBaseURL are recorded in the run's
 	// configuration metadata only (the browser and the deep renderer are
-	// set up elsewhere), without user information or URL parameters.
+	// set up elsewhere): the endpoints as scheme, host and port
+	// (RedactEndpoint), the base URL without user information or URL
+	// parameters.
 	BrowserEndpoints []string
 	LLMBaseURL       string
 	// Logger receives structured logs; nil means slog.Default().

@@ -211,8 +211,9 @@ func (o *output) crawl(ctx context.Context, cfg Config, browser Browser, onResul
 }
 
 // record is the run configuration as stored in the files' metadata: what
-// was asked for, never secrets (no API key; endpoints without user
-// information or parameters).
+// was asked for, never secrets (no API key; browser endpoints as scheme,
+// host and port only, the LLM base URL without user information or
+// parameters).
 func (c Config) record() string {
 	sum := sha256.Sum256([]byte(dom.Script()))
 	rec := struct {
@@ -307,7 +308,7 @@ func (c Config) record() string {
 		}
 	}
 	for _, ep := range c.BrowserEndpoints {
-		rec.BrowserEndpoints = append(rec.BrowserEndpoints, store.Redact(ep))
+		rec.BrowserEndpoints = append(rec.BrowserEndpoints, RedactEndpoint(ep))
 	}
 	out, err := json.Marshal(rec)
 	if err != nil {

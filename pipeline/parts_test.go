@@ -397,7 +397,7 @@ func TestCrawl_ResumeRunID(t *testing.T) {
 func TestConfig_recordKeepsSecretsOut(t *testing.T) {
 	c := fakeConfig(t)
 	c.Modes, c.Deep = []string{"fast", "deep"}, space.Deep{Renderer: &render.Deep{Model: "qwen"}}
-	c.BrowserEndpoints = []string{"ws://user:hunter2@browsers:3000/?token=s3cr3t"}
+	c.BrowserEndpoints = []string{"ws://user:hunter2@browsers:3000/path-s3cr3t-9?token=s3cr3t"}
 	c.LLMBaseURL = "https://key:sk-xyz@llm.example/v1?api_key=sk-abc"
 	rec := c.record()
 	for _, secret := range []string{"hunter2", "s3cr3t", "sk-xyz", "sk-abc"} {
@@ -405,7 +405,7 @@ func TestConfig_recordKeepsSecretsOut(t *testing.T) {
 			t.Errorf("record holds %q: %s", secret, rec)
 		}
 	}
-	for _, want := range []string{`"modes":["fast","deep"]`, `"llm_model":"qwen"`, `"browser_endpoints":["ws://browsers:3000/"]`, `"llm_base_url":"https://llm.example/v1"`} {
+	for _, want := range []string{`"modes":["fast","deep"]`, `"llm_model":"qwen"`, `"browser_endpoints":["ws://browsers:3000"]`, `"llm_base_url":"https://llm.example/v1"`} {
 		if !strings.Contains(rec, want) {
 			t.Errorf("record %s lacks %s", rec, want)
 		}

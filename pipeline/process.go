@@ -45,7 +45,7 @@ func (p *processor) base(t Target, load *Load, attempts int, started time.Time) 
 		TotalMS:        space.MS(time.Since(started)),
 	}
 	if load != nil {
-		row.FinalURL = load.FinalURL
+		row.FinalURL = RedactUserInfo(load.FinalURL) // a redirect may add credentials; failed loads too
 		row.ContentType = load.ContentType
 		row.BrowserVersion = cmp.Or(load.BrowserVersion, row.BrowserVersion)
 		row.BlockedRequests = int64(load.BlockedRequests)

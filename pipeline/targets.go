@@ -25,8 +25,10 @@ const MaxURLLine = 64 << 10
 // starting with # ignored, surrounding space (and a leading byte-order
 // mark) trimmed. A line that is not an absolute URL with an allowed scheme
 // — not a URL at all, too long, not UTF-8, with control characters, with
-// another scheme — becomes a target carrying an invalid_url error that
-// names its line number (it still gets its row). A URL listed twice is kept
+// another scheme, with user information (user:password@, whose part
+// before the "@" is replaced by RedactedUser in the target's URL: the
+// credentials are kept nowhere) — becomes a target carrying an
+// invalid_url error that names its line number (it still gets its row). A URL listed twice is kept
 // once, at its first line. It fails only when the list cannot be read.
 func ReadTargets(r io.Reader, schemes []string) ([]Target, error) {
 	allowed := make(map[string]bool, len(schemes))
@@ -48,12 +50,22 @@ func ReadTargets(r io.Reader, schemes []string) ([]Target, error) {
 			raw = strings.TrimPrefix(raw, "\ufeff")
 		}
 		raw = strings.TrimSpace(raw)
+		// A URL with user information (credentials) is refused, and
+		// stored and logged with it replaced: from here on only the
+		// redacted form exists.
+		creds := HasUserInfo(raw)
+		if creds {
+			raw = RedactUserInfo(raw)
+		}
 		if raw != "" && !strings.HasPrefix(raw, "#") && !seen[raw] {
 			seen[raw] = true
 			t := Target{PageID: PageID(raw), URL: raw, Line: line}
 			cerr := checkURL(raw, allowed)
 			if tooLong {
 				cerr = fmt.Errorf("line longer than %d bytes", MaxURLLine)
+			}
+			if creds {
+				cerr = errors.New("user information (user:password@) in the URL: refused, credentials are never crawled nor stored")
 			}
 			if cerr != nil {
 				// The row keeps the line as valid UTF-8 text.

@@ -49,17 +49,11 @@ func AISnapshot(snap *axtree.Snapshot, rec *axtree.Record, o *oracle.Oracle, win
 	var sp FormatSpace
 	var cands []oracle.Candidate
 	var candLine []int
-	depth := make([]int, len(nodes)) // frames deep
-	line := make([]int, len(nodes))  // the node's line in the text
+	depth := axtree.SnapDepths(nodes)
+	line := make([]int, len(nodes)) // the node's line in the text
 	written := 0
 	for i := range nodes {
 		n := &nodes[i]
-		if p := n.Parent; p >= 0 {
-			depth[i] = depth[p]
-			if nodes[p].Kind == axtree.SnapElement && nodes[p].Role == "iframe" {
-				depth[i]++
-			}
-		}
 		if !keep[i] {
 			continue
 		}

@@ -20,6 +20,7 @@ func registerBounds(fs *flag.FlagSet, page *pipeline.PageConfig) {
 	fs.IntVar(&s.NameCap, "max-name-length", s.NameCap, "drop attributes whose name is longer than `N` characters, and cut tag names there")
 	fs.IntVar(&s.TextCap, "max-text", s.TextCap, "cut each text node at `N` characters")
 	fs.IntVar(&s.OptionCap, "max-options", s.OptionCap, "list at most `N` options (and selections) per select")
+	fs.IntVar(&s.MaxSecrets, "max-secrets", s.MaxSecrets, "keep at most `N` values of password and hidden inputs per page to scrub from its stored text (past it: capture_capped has secrets)")
 	fs.IntVar(&page.MaxFrames, "max-frames", page.MaxFrames, "capture at most `N` cross-origin frames per page")
 	fs.IntVar(&page.MaxHTMLBytes, "max-html-bytes", page.MaxHTMLBytes, "store and count at most `N` bytes of each page's HTML (password values taken out first)")
 }

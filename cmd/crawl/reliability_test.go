@@ -632,6 +632,61 @@ func (s *keyedChatServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, `{"id":"c","object":"chat.completion","created":1,"model":"test-model","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":%q}}],"usage":{"prompt_tokens":100,"completion_tokens":20,"total_tokens":120}}`, content)
 }
 
+// scanForSecrets walks root and fails the test for every secret found
+// in the bytes of a file, and, for Parquet files (when parquet is set), in
+// their key-value metadata or in any column of any row read back through
+// Arrow, with the blob columns (capture, axtree, aisnapshot: zstd frames)
+// decompressed. It returns how many files it read and every row.
+func scanForSecrets(t *testing.T, root string, parquet bool, secrets ...string) (int, []map[string]any) {
+	t.Helper()
+	n := 0
+	var all []map[string]any
+	holds := func(where, text string) {
+		for _, s := range secrets {
+			if strings.Contains(text, s) {
+				t.Errorf("%q is in %s", s, where)
+			}
+		}
+	}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		n++
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		holds("the bytes of "+path, string(data))
+		if !parquet || !strings.HasSuffix(path, dataset.PartExt) {
+			return nil // a cache file or a lock object: its bytes are all there is
+		}
+		meta, err := dataset.ReadMetadata(path)
+		if err != nil {
+			return err
+		}
+		holds("the metadata of "+path, fmt.Sprint(meta))
+		rows, _ := arrowColumns(t, path) // every column, decompressed
+		for _, r := range rows {
+			for col, v := range r {
+				s, _ := v.(string)
+				if strings.HasPrefix(s, "\x28\xb5\x2f\xfd") { // a zstd frame: a blob
+					if raw, err := dataset.DecompressCapture([]byte(s)); err == nil {
+						s = string(raw)
+					}
+				}
+				holds(fmt.Sprintf("column %s of %s", col, path), s+fmt.Sprint(v))
+			}
+		}
+		all = append(all, rows...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n, all
+}
+
 // TestCrawl_SecretsStayOut runs a deep-mode crawl (replayed pages) against a local chat
 // server that requires an API key, with the key in the crawl's environment
 // only, and checks that the key was used (every call carried it, deep rows
@@ -668,56 +723,22 @@ func TestCrawl_SecretsStayOut(t *testing.T) {
 	if !strings.Contains(p.stderr.String(), "level=DEBUG") {
 		t.Errorf("no debug logs to check: %q", p.stderr.String())
 	}
-	n, ran := 0, 0
-	scan := func(root string, parquet bool) {
-		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			n++
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			if bytes.Contains(data, []byte(key)) {
-				t.Errorf("the key is in the bytes of %s", path)
-			}
-			if !parquet || !strings.HasSuffix(path, dataset.PartExt) {
-				return nil // a cache file or a lock object: its bytes are all there is
-			}
-			meta, err := dataset.ReadMetadata(path)
-			if err != nil {
-				return err
-			}
-			if strings.Contains(fmt.Sprint(meta), key) {
-				t.Errorf("the key is in the metadata of %s", path)
-			}
-			rows, _ := arrowColumns(t, path) // every column, decompressed
-			if strings.Contains(fmt.Sprint(rows), key) {
-				t.Errorf("the key is in the rows of %s", path)
-			}
-			for _, r := range rows {
-				if r["mode"] == "deep" && r["llm_ran"] == "true" {
-					ran++
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+	files, rows := scanForSecrets(t, out, true, key)
+	cached, _ := scanForSecrets(t, cache, false, key)
+	if files == 0 || cached == 0 {
+		t.Fatalf("%d output files, %d cache files: want both", files, cached)
 	}
-	scan(out, true)
-	files := n
-	scan(cache, false)
-	if files == 0 || n == files {
-		t.Fatalf("%d output files, %d cache files: want both", files, n-files)
+	ran := 0
+	for _, r := range rows {
+		if r["mode"] == "deep" && r["llm_ran"] == "true" {
+			ran++
+		}
 	}
 	if ran == 0 {
 		t.Error("no deep row with llm_ran true: the key was never put to use")
 	}
 	t.Logf("%d chat calls, all with the key; %d output and %d cache files and %d bytes of logs hold no key; %d deep rows ran",
-		calls, files, n-files, p.stderr.Len(), ran)
+		calls, files, cached, p.stderr.Len(), ran)
 	checkComplete(t, out, urls, 2)
 }
 

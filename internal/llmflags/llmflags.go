@@ -7,7 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"actionspace/internal/cli"
@@ -17,10 +19,38 @@ import (
 	"actionspace/space"
 )
 
-// KeyEnv lists the environment variables the LLM API key is read from, in
-// order. The key is the only thing the commands read from the environment;
-// it is never logged nor written to a dataset.
-var KeyEnv = []string{"ACTIONSPACE_LLM_API_KEY", "OPENAI_API_KEY"}
+// The environment variables the LLM API key is read from. The key is the
+// only thing the commands read from the environment; it is never logged
+// nor written to a dataset.
+const (
+	// KeyEnv is the key for the server at --llm-base-url, whatever it is.
+	KeyEnv = "ACTIONSPACE_LLM_API_KEY"
+	// OpenAIKeyEnv is OpenAI's key: sent only to OpenAI's own API
+	// (OpenAIHost over https), never to another --llm-base-url, so that a
+	// key set for other tools does not reach a server it was not meant for.
+	OpenAIKeyEnv = "OPENAI_API_KEY"
+	// OpenAIHost is OpenAI's API host.
+	OpenAIHost = "api.openai.com"
+)
+
+// APIKey returns the key to send to baseURL and the variable it came
+// from: KeyEnv when set; else OpenAIKeyEnv when baseURL is OpenAI's API
+// (https://api.openai.com, default port); else none. withheld is set when
+// OpenAIKeyEnv is set but not sent.
+func APIKey(baseURL string, getenv func(string) string) (key, from string, withheld bool) {
+	if k := getenv(KeyEnv); k != "" {
+		return k, KeyEnv, false
+	}
+	k := getenv(OpenAIKeyEnv)
+	if k == "" {
+		return "", "", false
+	}
+	if u, err := url.Parse(baseURL); err == nil && strings.EqualFold(u.Scheme, "https") &&
+		strings.EqualFold(u.Hostname(), OpenAIHost) && (u.Port() == "" || u.Port() == "443") && u.User == nil {
+		return k, OpenAIKeyEnv, false
+	}
+	return "", "", true
+}
 
 // Options are the deep-mode settings as flags give them.
 type Options struct {
@@ -66,13 +96,15 @@ func (o *Options) Deep(getenv func(string) string, log *slog.Logger) (*render.De
 	cfg := llm.DefaultConfig()
 	cfg.BaseURL, cfg.Model, cfg.Logger = o.BaseURL, o.Model, log
 	cfg.Timeout, cfg.Concurrency = o.Timeout, o.Concurrency
-	for _, k := range KeyEnv {
-		if v := getenv(k); v != "" {
-			cfg.APIKey = v
-			break
-		}
+	key, from, withheld := APIKey(o.BaseURL, getenv)
+	if withheld && log != nil {
+		log.Warn("the LLM API key in "+OpenAIKeyEnv+" is sent only to "+OpenAIHost+"; set "+KeyEnv+" for the server at --llm-base-url", "llm_host", hostOf(o.BaseURL))
 	}
+	cfg.APIKey = key
 	if err := cfg.Validate(); err != nil {
+		if from != "" {
+			return nil, fmt.Errorf("--llm-base-url: %w (the key is from %s)", err, from)
+		}
 		return nil, fmt.Errorf("--llm-base-url: %w", err)
 	}
 	if d.Client, err = llm.NewClient(cfg); err != nil {
@@ -103,4 +135,13 @@ func (o *Options) Renderer(modes []string, getenv func(string) string, log *slog
 		return nil, cli.UsageError{Err: err}
 	}
 	return space.Deep{Renderer: d}, nil
+}
+
+// hostOf is the host of a URL, for logs ("" when it has none).
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Host
 }
