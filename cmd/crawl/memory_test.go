@@ -8,12 +8,13 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"actionspace/dataset"
 	"actionspace/internal/cli"
-	"actionspace/pipelinetest"
+	"actionspace/internal/soaktest"
 )
 
 // pss returns the proportional set size of pid in KiB, 0 when unknown.
@@ -33,21 +34,23 @@ func pss(pid int) int64 {
 
 var peakRSSLine = regexp.MustCompile(`peak RSS (\d+) MiB`)
 
-// memoryPage is the corpus page the memory check crawls: a small one, so
+// memoryPage is the corpus page the memory check crawls: the smallest, so
 // that the check measures what grows with the number of URLs, not the
 // pages.
-const memoryPage = "/login.html"
+const memoryPage = "/fidelity/frame/leaf.html"
 
-// TestCrawl_MemoryFlat crawls 200 and then 2,000 distinct URLs (query
-// variants of one small corpus page, replayed: the crawl process is the
-// subject, not the browser) and requires the crawl process's peak RSS
-// (VmHWM, printed in its summary) at 2,000 to be at most 1.3 times that at
-// 200: nothing the crawl keeps grows with the list. It logs both.
-// ACTIONSPACE_MEMORY_URLS=200,20000 measures other sizes (the first is
-// the reference).
-func TestCrawl_MemoryFlat(t *testing.T) {
-	t.Parallel()
+// TestSoak_CrawlMemoryFlat crawls 200 and then 2,000 distinct URLs (query
+// variants of one small corpus page, with settling shortened) and requires
+// the crawl process's peak RSS (VmHWM, printed in its summary) at 2,000 to
+// be at most 1.3 times that at 200: nothing the crawl keeps grows with the
+// list. It logs both, and the peak RSS and PSS of the browser's process
+// tree. ACTIONSPACE_MEMORY_URLS=200,20000 measures other sizes (the first
+// is the reference). It takes minutes: it runs only under make soak.
+func TestSoak_CrawlMemoryFlat(t *testing.T) {
+	soaktest.Require(t, "crawl process memory flat from 200 to 2,000 URLs")
+	requireBrowser(t)
 	sizes := cmp.Or(os.Getenv("ACTIONSPACE_MEMORY_URLS"), "200,2000")
+	srv := startCorpus(t)
 	var goPeaks []int64
 	var counts []int
 	for _, f := range cli.SplitList(sizes) {
@@ -57,7 +60,7 @@ func TestCrawl_MemoryFlat(t *testing.T) {
 		}
 		urls := make([]string, n)
 		for i := range urls {
-			urls[i] = fmt.Sprintf("%s%s?n=%d", replaySite, memoryPage, i)
+			urls[i] = fmt.Sprintf("%s%s?n=%d", srv.URL, memoryPage, i)
 		}
 		list := filepath.Join(t.TempDir(), "urls.txt")
 		if err := os.WriteFile(list, []byte(strings.Join(urls, "\n")+"\n"), 0o644); err != nil {
@@ -65,8 +68,11 @@ func TestCrawl_MemoryFlat(t *testing.T) {
 		}
 		out := filepath.Join(t.TempDir(), "run")
 		start := time.Now()
-		p, code := runReplay(t, pipelinetest.Options{}, nil, 10*time.Minute, "--out", out, "--workers", "2", "--viewport-expansion", "0",
-			"--encodings", "cl100k_base", "--timeout", "20s", list)
+		p := startCrawl(t, nil, "--out", out, "--workers", "2", "--viewport-expansion", "0", "--encodings", "cl100k_base",
+			"--settle-quiet", "0s", "--settle-max", "0s", "--timeout", "20s", list)
+		chromiumPeak, pssPeak, driverPeak := samplePeaks(p, 500*time.Millisecond)
+		code := p.wait(t, time.Second)
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 		if code != 0 {
 			t.Fatalf("%d URLs: exit %d\nstderr:\n%s", n, code, &p.stderr)
 		}
@@ -75,8 +81,9 @@ func TestCrawl_MemoryFlat(t *testing.T) {
 			t.Fatalf("no peak RSS in %q", p.stdout.String())
 		}
 		goPeak, _ := strconv.ParseInt(m[1], 10, 64)
-		t.Logf("%d URLs in %v: crawl process peak RSS %d MiB; %s",
-			n, time.Since(start).Round(time.Second), goPeak, strings.TrimSpace(strings.SplitN(p.stdout.String(), "\n", 2)[0]))
+		t.Logf("%d URLs in %v: crawl process peak RSS %d MiB; Chromium peak RSS sum %d MiB, PSS sum %d MiB; driver %d MiB; %s",
+			n, time.Since(start).Round(time.Second), goPeak, chromiumPeak>>10, pssPeak>>10, driverPeak>>10,
+			strings.TrimSpace(strings.SplitN(p.stdout.String(), "\n", 2)[0]))
 		counts = append(counts, n)
 		goPeaks = append(goPeaks, goPeak)
 		pages := readTable[dataset.PageRow](t, out, dataset.PagesDir)
