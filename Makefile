@@ -49,7 +49,7 @@ bench: setup
 
 # bench-check is bench compared with the committed baseline: it exits 1
 # when a cell's tokens grew by more than 2%, its median render time by
-# more than 25% (timings are noisy: see the README's bench section) or
+# more than 25% (timings are noisy: see docs/bench.md) or
 # its mean recall fell by more than half a percentage point.
 bench-check: setup
 	$(GO) run ./cmd/bench --baseline results/baseline/summary.json $(ARGS)

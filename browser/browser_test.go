@@ -20,6 +20,7 @@ import (
 )
 
 func TestConfig_Validate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		modify func(*Config)
@@ -49,6 +50,7 @@ func TestConfig_Validate(t *testing.T) {
 // TestKindOf classifies Playwright's and the contexts' errors; what they
 // do not tell falls back to the stage's kind.
 func TestKindOf(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		err  error
@@ -74,6 +76,7 @@ func TestKindOf(t *testing.T) {
 }
 
 func TestPageError_short(t *testing.T) {
+	t.Parallel()
 	long := pageError("http://a.test/", "navigate", pipeline.KindNavigate,
 		fmt.Errorf("%w: net::ERR_NAME_NOT_RESOLVED at http://a.test/\nCall log:\n  - navigating", playwright.ErrPlaywright))
 	if got, want := long.Error(), "navigate http://a.test/: navigate: net::ERR_NAME_NOT_RESOLVED at http://a.test/"; got != want {
@@ -85,6 +88,7 @@ func TestPageError_short(t *testing.T) {
 }
 
 func TestIsHTML(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		contentType string
 		want        bool
@@ -107,6 +111,7 @@ func TestIsHTML(t *testing.T) {
 }
 
 func TestLaunch_Errors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		cfg  Config
@@ -428,6 +433,7 @@ func TestChromium_LoadSettleCap(t *testing.T) {
 }
 
 func TestChromium_LoadIsolatedWorld(t *testing.T) {
+	t.Parallel()
 	b := mustLaunchChromium(t, testBrowserConfig())
 	site := newTestSite(t)
 	page := mustNewPage(t, b)
@@ -452,6 +458,7 @@ func TestChromium_LoadIsolatedWorld(t *testing.T) {
 }
 
 func TestChromium_LoadCaptureErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		script string
@@ -485,6 +492,7 @@ func TestChromium_LoadCaptureErrors(t *testing.T) {
 }
 
 func TestChromium_LoadNavigationDuringSettle(t *testing.T) {
+	t.Parallel()
 	b := mustLaunchChromium(t, testBrowserConfig())
 	site := newTestSite(t)
 	page := mustNewPage(t, b)
@@ -504,6 +512,7 @@ func TestChromium_LoadNavigationDuringSettle(t *testing.T) {
 }
 
 func TestChromium_LoadClosesPopups(t *testing.T) {
+	t.Parallel()
 	b := mustLaunchChromium(t, testBrowserConfig())
 	site := newTestSite(t)
 	page := mustNewPage(t, b)
@@ -525,9 +534,10 @@ func TestChromium_LoadClosesPopups(t *testing.T) {
 
 // TestChromium_LoadStuckRenderer: a page that spins forever blocks every
 // script; pipeline.Load must still return near its deadline, and the page is then
-// dead.
+// dead. It has a browser of its own: the spinning renderer must not take a
+// core from the other tests for as long as the shared browser lives.
 func TestChromium_LoadStuckRenderer(t *testing.T) {
-	b := mustLaunchChromium(t, testBrowserConfig())
+	b := mustLaunchOwnChromium(t, testBrowserConfig())
 	site := newTestSite(t)
 	page := mustNewPage(t, b)
 
@@ -586,17 +596,35 @@ func TestChromium_LoadCrash(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	time.AfterFunc(500*time.Millisecond, func() {
-		// pipeline.Page.crash never answers: its target is gone.
-		go page.(*pwPage).activeTab().cdp.Send("Page.crash", map[string]any{})
-	})
-	start := time.Now()
+	tab := page.(*pwPage).activeTab()
+	crashed := make(chan time.Time, 1)
+	go func() {
+		// Crash the renderer once it holds the page (on a busy machine the
+		// navigation may take longer than any fixed delay, and a crash
+		// before it commits would hit the blank page's renderer, which
+		// the navigation then leaves), while the long settle goes on.
+		for !strings.HasPrefix(tab.mainFrame.URL(), site.URL) {
+			if ctx.Err() != nil {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		time.Sleep(200 * time.Millisecond)
+		crashed <- time.Now()
+		// Page.crash never answers: its target is gone.
+		go tab.cdp.Send("Page.crash", map[string]any{})
+	}()
 	_, err := page.Load(ctx, site.URL+"/")
 	if got := pipeline.ErrorKindOf(err); got != pipeline.KindBrowser {
 		t.Fatalf("Load during a crash: error = %v (kind %q), want %q", err, got, pipeline.KindBrowser)
 	}
-	if elapsed := time.Since(start); elapsed > 3*time.Second {
-		t.Errorf("Load took %v to notice the crash at 500ms", elapsed)
+	select {
+	case at := <-crashed:
+		if late := time.Since(at); late > 2500*time.Millisecond {
+			t.Errorf("Load returned %v after the crash, want it to notice within 2.5s (the settle had 3s to go)", late)
+		}
+	default:
+		t.Errorf("Load returned (%v) before the page's renderer was crashed", err)
 	}
 	var pe *pipeline.PageError
 	if !errors.As(err, &pe) || !pe.Transient() {
@@ -613,6 +641,7 @@ func TestChromium_LoadCrash(t *testing.T) {
 }
 
 func TestChromium_BrowserPages(t *testing.T) {
+	t.Parallel()
 	b := mustLaunchChromium(t, testBrowserConfig())
 	if v := b.Version(); !strings.Contains(v, ".") {
 		t.Errorf("Version() = %q, want a dotted version", v)
@@ -651,6 +680,7 @@ func TestChromium_BrowserPages(t *testing.T) {
 }
 
 func TestChromium_Viewport(t *testing.T) {
+	t.Parallel()
 	cfg := testBrowserConfig()
 	cfg.page.ViewportWidth, cfg.page.ViewportHeight = 800, 600
 	cfg.launch.script = `() => JSON.stringify({w: innerWidth, h: innerHeight})`
@@ -671,6 +701,7 @@ func TestChromium_Viewport(t *testing.T) {
 // TestChromium_LoadDomCapture runs the real capture script of package dom,
 // on the hostile page too: its record must decode.
 func TestChromium_LoadDomCapture(t *testing.T) {
+	t.Parallel()
 	b := mustLaunchChromium(t, defaultTestConfig())
 	site := newTestSite(t)
 	page := mustNewPage(t, b)

@@ -159,7 +159,8 @@ func browsersConnectedTo(tb testing.TB, c *connTracker) []int {
 
 // TestCrawl_BrowserKilled kills the crawl's Chromium with SIGKILL after a
 // few pages: the browser is relaunched, the pages in flight are retried on
-// it, and every URL still gets exactly one row, captured.
+// it, and every URL still gets exactly one row, captured. The crawl
+// launches a browser of its own (launchingOpener), since it kills it.
 func TestCrawl_BrowserKilled(t *testing.T) {
 	requireChromium(t)
 	conns := &connTracker{open: map[int]bool{}}
@@ -188,7 +189,7 @@ func TestCrawl_BrowserKilled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	out := t.TempDir()
-	stats, err := pipeline.Crawl(ctx, cfg, pipeline.TargetsFromURLs(urls), out, localOpener(cfg), func(pipeline.Result) {
+	stats, err := pipeline.Crawl(ctx, cfg, pipeline.TargetsFromURLs(urls), out, launchingOpener(cfg), func(pipeline.Result) {
 		done++
 		if done != 5 {
 			return

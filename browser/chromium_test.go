@@ -2,6 +2,10 @@ package browser
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -71,9 +75,144 @@ type testBrowser struct {
 	page pipeline.PageConfig
 }
 
-// mustLaunchChromium launches Chromium for the test (after requireChromium)
-// and closes it when the test ends.
+// TestMain runs the package's tests and then closes the Chromium they
+// shared, if one of them started it.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if err := chromium.close(); err != nil {
+		fmt.Fprintln(os.Stderr, "close the shared Chromium:", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// chromium is the one Chromium of this test binary.
+var chromium sharedChromium
+
+// sharedChromium is a Chromium (and its Playwright driver) launched on
+// first use and shared by the tests of the binary: a launch costs seconds,
+// and many seconds on a busy machine, while each page already lives in a
+// browser context of its own (its own cookies, storage and renderer), so
+// tests that share the browser share nothing else. A test that kills or
+// relaunches the browser launches its own with mustLaunchOwnChromium.
+type sharedChromium struct {
+	once sync.Once
+	b    *pwBrowser
+	err  error
+}
+
+// get returns the shared browser, launching it on the first call.
+func (s *sharedChromium) get() (*pwBrowser, error) {
+	s.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cfg := DefaultConfig()
+		cfg.Logger = testLogger(nil)
+		b, err := Launch(ctx, cfg)
+		if err != nil {
+			s.err = fmt.Errorf("launch the shared Chromium: %w", err)
+			return
+		}
+		s.b = b.(*pwBrowser)
+	})
+	return s.b, s.err
+}
+
+// close closes the shared browser if it was launched.
+func (s *sharedChromium) close() error {
+	if s.b == nil {
+		return nil
+	}
+	return s.b.Close()
+}
+
+// view returns a handle on the shared browser whose pages open with cfg's
+// capture script and logger.
+func (s *sharedChromium) view(cfg Config) (*sharedView, error) {
+	b, err := s.get()
+	if err != nil {
+		return nil, err
+	}
+	return &sharedView{b: &pwBrowser{cfg: cfg, pw: b.pw, browser: b.browser}}, nil
+}
+
+// sharedView is one test's handle on the shared Chromium: a
+// pipeline.Browser whose pages are the test's own, and whose Close closes
+// those pages (as a crawl does with its browser at the end) but leaves the
+// browser running for the other tests.
+type sharedView struct {
+	b *pwBrowser
+
+	mu     sync.Mutex
+	pages  []pipeline.Page
+	closed bool
+}
+
+// NewPage opens a page on the shared browser, in a browser context of its
+// own.
+func (v *sharedView) NewPage(ctx context.Context, cfg pipeline.PageConfig) (pipeline.Page, error) {
+	closed := errors.New("new page: browser closed")
+	v.mu.Lock()
+	done := v.closed
+	v.mu.Unlock()
+	if done {
+		return nil, &pipeline.PageError{Kind: pipeline.KindBrowser, Err: closed}
+	}
+	p, err := v.b.NewPage(ctx, cfg) // unlocked: a crawl's workers open pages at once
+	if err != nil {
+		return nil, err
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.closed {
+		_ = p.Close()
+		return nil, &pipeline.PageError{Kind: pipeline.KindBrowser, Err: closed}
+	}
+	v.pages = append(v.pages, p)
+	return p, nil
+}
+
+// Version is the shared browser's version.
+func (v *sharedView) Version() string { return v.b.Version() }
+
+// Close closes the pages opened through v.
+func (v *sharedView) Close() error {
+	v.mu.Lock()
+	pages := v.pages
+	v.pages, v.closed = nil, true
+	v.mu.Unlock()
+	var errs []error
+	for _, p := range pages {
+		errs = append(errs, p.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// mustLaunchChromium returns the test's handle on the shared Chromium
+// (after requireChromium), with cfg's capture script and logger; the pages
+// opened through it are closed when the test ends.
 func mustLaunchChromium(tb testing.TB, cfg testConfig) *testBrowser {
+	tb.Helper()
+	requireChromium(tb)
+	v, err := chromium.view(cfg.launch)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := v.Close(); err != nil {
+			tb.Errorf("close the test's pages: %v", err)
+		}
+	})
+	return &testBrowser{Browser: v, page: cfg.page}
+}
+
+// mustLaunchOwnChromium launches a Chromium for the test alone (after
+// requireChromium) and closes it when the test ends: for a test that
+// kills, crashes or closes the browser itself, which would take the shared
+// one from the other tests.
+func mustLaunchOwnChromium(tb testing.TB, cfg testConfig) *testBrowser {
 	tb.Helper()
 	requireChromium(tb)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -105,9 +244,20 @@ func mustNewPage(tb testing.TB, b *testBrowser) pipeline.Page {
 	return p
 }
 
-// localOpener opens a local Chromium (with relaunches) for a crawl test,
-// logging to log.
+// localOpener hands a crawl test the shared Chromium, logging to
+// cfg.Logger; the crawl's Close closes its pages, not the browser.
 func localOpener(cfg pipeline.Config) pipeline.Opener {
+	return func(context.Context) (pipeline.Browser, error) {
+		b := DefaultConfig()
+		b.Logger = cfg.Logger
+		return chromium.view(b)
+	}
+}
+
+// launchingOpener opens a local Chromium of the crawl's own, with
+// relaunches, as the crawl command does: for a test of what happens when
+// that browser dies.
+func launchingOpener(cfg pipeline.Config) pipeline.Opener {
 	b := DefaultConfig()
 	b.Logger = cfg.Logger
 	return Opener(b)

@@ -202,6 +202,7 @@ var lineFormat = regexp.MustCompile(`^(?:[LBIFOM][0-9]+\[:\]<[a-z][a-z0-9-]*( [^
 // the oracle (pinned on pages whose misses are known), and the elements
 // and oracle tables, which agree with the spaces rows.
 func TestCrawl_Corpus(t *testing.T) {
+	t.Parallel()
 	requireChromium(t)
 	srv, err := corpora.Start()
 	if err != nil {

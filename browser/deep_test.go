@@ -81,6 +81,7 @@ func (s *chatServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // own log, then reruns with the cache and requires zero calls and the same
 // deep text.
 func TestCrawl_DeepMode(t *testing.T) {
+	t.Parallel()
 	requireChromium(t)
 	srv, err := corpora.Start()
 	if err != nil {
@@ -186,6 +187,7 @@ func TestCrawl_DeepMode(t *testing.T) {
 // TestCrawl_DeepDryRun: without an endpoint, deep rows say the LLM did not
 // run, carry the exact prompt's token count, and leave completion null.
 func TestCrawl_DeepDryRun(t *testing.T) {
+	t.Parallel()
 	requireChromium(t)
 	srv, err := corpora.Start()
 	if err != nil {

@@ -177,6 +177,7 @@ func diffCaptures(a, b dom.Capture) string {
 }
 
 func TestFidelity(t *testing.T) {
+	t.Parallel()
 	l := newFidelityLoader(t)
 
 	// Issue 3 §2: a positive E adds exactly the elements it reaches; -1 is
@@ -606,6 +607,7 @@ I8[:]<select name="size" value="Large" aria-label="Size">Small | Medium | Large<
 // cross-origin frames stay out of both sides (see compareWithOracle); the
 // check makes sure that is what happened.
 func TestOfflineFilterMatchesBrowser_Fidelity(t *testing.T) {
+	t.Parallel()
 	requireChromium(t)
 	srv, err := corpora.Start()
 	if err != nil {
@@ -629,6 +631,7 @@ func TestOfflineFilterMatchesBrowser_Fidelity(t *testing.T) {
 // table, and requires the same record: skipping the hit tests that cannot
 // find anything on top changes no answer.
 func TestOcclusionShortcutIsExact(t *testing.T) {
+	t.Parallel()
 	requireChromium(t)
 	srv, err := corpora.Start()
 	if err != nil {

@@ -196,6 +196,7 @@ func BenchmarkCapture(b *testing.B) {
 // and flagged truncated, not failed and not hung; what was captured still
 // renders.
 func TestCaptureNodeBudget(t *testing.T) {
+	t.Parallel()
 	requireChromium(t)
 	srv, err := corpora.Start()
 	if err != nil {

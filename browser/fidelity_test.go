@@ -24,6 +24,7 @@ var oracleExpansions = []int{0, 200, 1000, dom.WholePage}
 // of the ID rule that asks the live DOM. For every expansion, the offline
 // filter over the capture must give the same IDs on the same elements.
 func TestOfflineFilterMatchesBrowser(t *testing.T) {
+	t.Parallel()
 	requireChromium(t)
 	srv, err := corpora.Start()
 	if err != nil {
@@ -53,16 +54,7 @@ func compareWithOracle(t *testing.T, urls []string, check func(t *testing.T, url
 	cfg.launch.scriptArg = map[string]any{"capture": dom.DefaultScriptOptions(), "expansions": oracleExpansions}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	browser, err := Launch(ctx, cfg.launch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer browser.Close()
-	page, err := browser.NewPage(ctx, cfg.page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer page.Close()
+	page := mustNewPage(t, mustLaunchChromium(t, cfg))
 
 	for _, u := range urls {
 		lctx, lcancel := context.WithTimeout(ctx, 30*time.Second)

@@ -18,6 +18,7 @@ import (
 // whole and that alone marks the capture truncated. A character budget is
 // spent the same way.
 func TestFrames_BudgetCoversThePage(t *testing.T) {
+	t.Parallel()
 	requireChromium(t)
 	srv, err := corpora.Start()
 	if err != nil {

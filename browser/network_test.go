@@ -74,6 +74,7 @@ func htmlPage(w http.ResponseWriter, title, body string) {
 // its error page instead), and "localhost" is private by its name, while a listed URL on
 // 127.0.0.2 itself loads. --allow-private lets everything through.
 func TestNetwork_Policy(t *testing.T) {
+	t.Parallel()
 	requireChromium(t)
 	inner := startHitServer(t, "127.0.0.2:0", func(*hitServer) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -113,6 +113,7 @@ type painted struct {
 // colour. One page is scrolled (a fragment URL), so the scroll offset is
 // part of the test.
 func TestScreenshot_labeled(t *testing.T) {
+	t.Parallel()
 	requireChromium(t)
 	srv, err := corpora.Start()
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -18,44 +17,24 @@ import (
 	"actionspace/corpora"
 	"actionspace/dataset"
 	"actionspace/dom"
-	"actionspace/internal/browsertest"
 	"actionspace/pipeline"
 )
 
-// snapBrowser is a Chromium for this file's tests.
+// snapBrowser is the shared Chromium as Playwright sees it, for this
+// file's tests, which drive it directly; each load opens a browser context
+// of its own.
 type snapBrowser struct {
-	pw *playwright.Playwright
 	br playwright.Browser
 }
 
 func newTestBrowser(t *testing.T) *snapBrowser {
 	t.Helper()
-	browsertest.Require(t)
-	pw, err := playwright.Run(&playwright.RunOptions{})
+	requireChromium(t)
+	b, err := chromium.get()
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := os.Geteuid() == 0
-	args := []string{"--headless", "--disable-gpu"}
-	if root {
-		args = append(args, "--no-sandbox")
-	}
-	br, err := pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
-		ExecutablePath:  playwright.String(browsertest.ChromiumPath),
-		Headless:        playwright.Bool(true),
-		ChromiumSandbox: playwright.Bool(!root),
-		Args:            args,
-	})
-	if err != nil {
-		_ = pw.Stop()
-		t.Fatal(err)
-	}
-	b := &snapBrowser{pw: pw, br: br}
-	t.Cleanup(func() {
-		_ = br.Close()
-		_ = pw.Stop()
-	})
-	return b
+	return &snapBrowser{br: b.browser}
 }
 
 // loaded is a page loaded and captured in an isolated world.
@@ -136,6 +115,7 @@ func nearRect(a, b dom.Rect) bool {
 // recorded is resolved to its DOM node, and every node tied to a capture
 // element has that element's tag and box.
 func TestTakeAXTree_Corpus(t *testing.T) {
+	t.Parallel()
 	b := newTestBrowser(t)
 	srv, err := corpora.Start()
 	if err != nil {
@@ -185,6 +165,7 @@ func TestTakeAXTree_Corpus(t *testing.T) {
 // with slots. Each frame's tree hangs below its Iframe node, its origin is
 // its element's content box, and nodes in frames get page boxes.
 func TestTakeAXTree_Frames(t *testing.T) {
+	t.Parallel()
 	b := newTestBrowser(t)
 	srv, err := corpora.Start()
 	if err != nil {
@@ -326,6 +307,7 @@ func TestTakeAXTree_Frames(t *testing.T) {
 // TestTakeAXTree_TooLarge: a page with more DOM nodes than MaxNodes gets
 // no tree.
 func TestTakeAXTree_TooLarge(t *testing.T) {
+	t.Parallel()
 	b := newTestBrowser(t)
 	srv, err := corpora.Start()
 	if err != nil {
@@ -355,6 +337,7 @@ func TestTakeAXTree_TooLarge(t *testing.T) {
 // with the scroll offsets it keeps they land on the page boxes of the
 // accessibility tree.
 func TestTakeAISnapshot_Scrolled(t *testing.T) {
+	t.Parallel()
 	b := newTestBrowser(t)
 	srv, err := corpora.Start()
 	if err != nil {
@@ -409,6 +392,7 @@ func TestTakeAISnapshot_Scrolled(t *testing.T) {
 // world (DOM.resolveNode, one call per node, then one script call), and
 // logs what each costs. Both must agree on every node they both resolve.
 func TestIdentityMethods(t *testing.T) {
+	t.Parallel()
 	b := newTestBrowser(t)
 	srv, err := corpora.Start()
 	if err != nil {
@@ -509,6 +493,7 @@ func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds())
 // record's cap gets no record and says so; records not asked for are not
 // taken.
 func TestChromium_LoadExtras(t *testing.T) {
+	t.Parallel()
 	cfg := defaultTestConfig()
 	b := mustLaunchChromium(t, cfg)
 	srv, err := corpora.Start()

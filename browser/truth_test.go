@@ -66,6 +66,7 @@ var truthFigures = map[string]string{
 // has one). It names every miss, logs the figures, and pins them
 // (truthFigures).
 func TestGroundTruth(t *testing.T) {
+	t.Parallel()
 	b := newTestBrowser(t)
 	srv, err := corpora.Start()
 	if err != nil {

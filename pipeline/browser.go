@@ -47,13 +47,16 @@ type Load struct {
 	HTTPStatus int
 	// ContentType is the main response's Content-Type header.
 	ContentType string
-	// HTML is the serialized DOM (page.Content) after the capture, with
-	// the value attributes of password inputs taken out (dom.RedactSecrets)
-	// and then cut at PageConfig.MaxHTMLBytes (dom.CutHTML).
+	// HTML is the serialized DOM after the capture, as page.Content gives
+	// it, serialized by the page up to PageConfig.MaxHTMLBytes UTF-16 code
+	// units (never stopping inside a tag), with the value attributes of
+	// password inputs taken out (dom.RedactSecrets) and then cut at
+	// PageConfig.MaxHTMLBytes bytes (dom.CutHTML).
 	HTML string
-	// HTMLBytes is the length of the serialized DOM before the redaction
-	// and the cut, in bytes; HTMLTruncated reports that the cut took
-	// something off.
+	// HTMLBytes is the length of what the page serialized, before the
+	// redaction and the cut, in bytes: the whole HTML's, or, when the page
+	// stopped at the cap, a lower bound of it. HTMLTruncated reports that
+	// the page stopped or the cut took something off.
 	HTMLBytes     int
 	HTMLTruncated bool
 	// Capture is the JSON string the capture script returned.

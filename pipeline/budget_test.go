@@ -56,7 +56,7 @@ func TestProcess_Budgets(t *testing.T) {
 			raw := storedtest.Read(t, path)
 			html := string(storedtest.Read(t, filepath.Join(filepath.Dir(path), "page.html.gz")))
 			u := "http://corpus.test/" + filepath.Base(filepath.Dir(path)) + ".html"
-			res := p.succeeded(context.Background(), Target{PageID: PageID(u), URL: u},
+			res := p.succeeded(context.Background(), context.Background(), Target{PageID: PageID(u), URL: u},
 				&Load{FinalURL: u, HTTPStatus: 200, HTML: html, Capture: raw}, 1, time.Now())
 			if res.Page.Status != dataset.StatusOK {
 				t.Fatalf("%s: %s", name, res.Page.ErrorMessage)

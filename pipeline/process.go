@@ -73,16 +73,19 @@ func (p *processor) failed(t Target, load *Load, err error, attempts int, starte
 }
 
 // process makes the rows of a loaded page (succeeded) on a context that
-// the run's stop does not cancel, bounded by a time limit of its own
+// the run's interrupt does not cancel, bounded by a time limit of its own
 // (cfg.Timeout from now), so that the page's load, however long it took,
-// leaves its processing the whole limit. Only stop, the end of the run's
-// grace period, ends it early: the result is then dropped (ok false),
-// never emitted with holes, and a resume processes the page again.
+// leaves its processing the whole limit; deep mode's LLM calls have their
+// own bounds and are not held to it. Only stop, the end of the run's grace
+// period, ends the processing early: the result is then dropped (ok
+// false), never emitted with holes, and a resume processes the page again.
 func (p *processor) process(stop context.Context, t Target, load *Load, attempts int, started time.Time) (Result, bool) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(stop), p.cfg.Timeout)
+	run, cancel := context.WithCancel(context.WithoutCancel(stop))
 	defer cancel()
 	defer context.AfterFunc(stop, cancel)()
-	res := p.succeeded(ctx, t, load, attempts, started)
+	ctx, cancelLimit := context.WithTimeout(run, p.cfg.Timeout)
+	defer cancelLimit()
+	res := p.succeeded(ctx, run, t, load, attempts, started)
 	if stop.Err() != nil {
 		return Result{}, false
 	}
@@ -92,8 +95,9 @@ func (p *processor) process(stop context.Context, t Target, load *Load, attempts
 // succeeded renders a loaded page in every setting (format, mode,
 // expansion) and makes its rows of every table. A capture that does not
 // decode makes the page an error row. Counting is held to ctx: a count it
-// ends leaves its columns null and says why (the *_skipped columns).
-func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempts int, started time.Time) Result {
+// ends leaves its columns null and says why (the *_skipped columns); the
+// renderers run on renderCtx.
+func (p *processor) succeeded(ctx, renderCtx context.Context, t Target, load *Load, attempts int, started time.Time) Result {
 	procStart := time.Now()
 	capture, err := dom.Parse(load.Capture)
 	if err != nil {
@@ -151,7 +155,7 @@ func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempt
 		if !page.Has(s.Format) {
 			continue // its record was skipped: the pages row says why
 		}
-		if sr, ok := p.space(ctx, t, page, s, html); ok {
+		if sr, ok := p.space(ctx, renderCtx, t, page, s, html); ok {
 			spaces = append(spaces, sr)
 		}
 	}
@@ -173,9 +177,9 @@ func (p *processor) succeeded(ctx context.Context, t Target, load *Load, attempt
 // does not fail the page: the row keeps what was done and says why in
 // llm_error. Another format that fails to render (a record that does not
 // decode) gives no row, and a warning.
-func (p *processor) space(ctx context.Context, t Target, page *space.Page, s space.Setting, html space.Tokens) (dataset.SpaceRow, bool) {
+func (p *processor) space(ctx, renderCtx context.Context, t Target, page *space.Page, s space.Setting, html space.Tokens) (dataset.SpaceRow, bool) {
 	start := time.Now()
-	r, renderErr := page.Render(ctx, s, p.renderers)
+	r, renderErr := page.Render(renderCtx, s, p.renderers)
 	renderTime := time.Since(start)
 	if renderErr != nil && s.Format != space.FormatActionSpace {
 		p.cfg.logger().Warn("format not rendered", logPageID, t.PageID, logURL, t.URL, logFormat, s.Format, logError, renderErr)

@@ -374,12 +374,17 @@ func (p *Page) load(ctx context.Context, rawURL string) (*pipeline.Load, error) 
 	}
 	ld := &pipeline.Load{FinalURL: rawURL, BrowserVersion: p.b.version, Navigate: StageTime}
 	if faulted && fault.Kind == Slow {
+		timer := time.NewTimer(fault.Delay)
 		select {
-		case <-time.After(fault.Delay):
-			ld.Navigate = fault.Delay
+		case <-timer.C:
 		case <-ctx.Done():
-			return ld, &pipeline.PageError{Kind: pipeline.ErrorKindOf(ctx.Err()), URL: rawURL, Err: fmt.Errorf("navigate: scripted slow load of %v: %w", fault.Delay, ctx.Err())}
+			timer.Stop()
 		}
+		// A load whose context ended fails, however late it woke.
+		if err := ctx.Err(); err != nil {
+			return ld, &pipeline.PageError{Kind: pipeline.ErrorKindOf(err), URL: rawURL, Err: fmt.Errorf("navigate: scripted slow load of %v: %w", fault.Delay, err)}
+		}
+		ld.Navigate = fault.Delay
 	} else if faulted {
 		return p.fail(ctx, ld, rawURL, fault)
 	}

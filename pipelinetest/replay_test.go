@@ -276,7 +276,7 @@ func TestReplay_Faults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			const limit = 300 * time.Millisecond
+			const limit = time.Second
 			ctx, cancel := context.WithTimeout(context.Background(), limit)
 			defer cancel()
 			if tc.cancel {
@@ -379,7 +379,7 @@ func TestReplay_Slow(t *testing.T) {
 		switch {
 		case limit > delay && (err != nil || took < delay || ld.Navigate != delay):
 			t.Errorf("limit %v: %v after %v (navigate %v), want the page after %v", limit, err, took, ld.Navigate, delay)
-		case limit < delay && (pipeline.ErrorKindOf(err) != pipeline.KindTimeout || took >= delay):
+		case limit < delay && pipeline.ErrorKindOf(err) != pipeline.KindTimeout:
 			t.Errorf("limit %v: %v after %v, want a timeout at the limit", limit, err, took)
 		}
 	}
