@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
 	"runtime"
@@ -10,7 +11,6 @@ import (
 
 	"actionspace/dom"
 	"actionspace/metrics"
-	"actionspace/render"
 	"actionspace/space"
 )
 
@@ -34,29 +34,17 @@ func DefaultBudgets() []int64 { return []int64{1000, 2000, 4000, 8000} }
 type Config struct {
 	// RunID names the run in every row and file.
 	RunID string
-	// Formats lists the formats swept, in order (space.Formats): the
-	// action space in every mode × expansion × text policy; playwright-ai
-	// and axtree in every expansion; html once, for the whole page. A
-	// page whose crawl did not store a format's record gets no row in
-	// that format's cells (CellSummary.NoRecordPages counts them).
-	Formats []string
-	// Modes lists the renderers swept, in order: space.ModeFast and/or space.ModeDeep.
-	Modes []string
-	// Expansions lists the viewport_expansion values swept, in order;
-	// dom.WholePage (-1) is the whole page.
-	Expansions []int
-	// Texts lists the context-text policies swept, in order.
-	Texts []dom.TextPolicy
-	// Encodings are the tokenizers every space is counted with; the first
-	// one is the report's headline encoding, and the one budgets count in.
-	Encodings []metrics.Encoding
-	// Budgets lists the token budgets swept, in order: per text policy and
-	// budget, one more cell, the fast action space fitted into that many
-	// tokens (render.FitBudget); and per budget, for playwright-ai and
-	// axtree when swept, the baseline users have today: the format's
-	// whole-page text cut from the end to that many tokens
-	// (space.Meter.CutFormat). Empty for none.
-	Budgets []int64
+	// Matrix is what every page is swept in (see Cells): the action
+	// space in every mode × expansion × text policy; playwright-ai and
+	// axtree in every expansion; html once, for the whole page; per text
+	// policy and budget the fast action space fitted into that many
+	// tokens (render.FitBudget), and with Cuts (the default) per budget
+	// the baseline users have today for playwright-ai and axtree: the
+	// format's whole-page text cut from the end to that many tokens
+	// (space.Meter.CutFormat). A page whose crawl did not store a
+	// format's record gets no row in that format's cells
+	// (CellSummary.NoRecordPages counts them).
+	space.Matrix
 	// Workers is the number of pages rendered at once.
 	Workers int
 	// Repeat is how many times each fast-mode cell is rendered per page;
@@ -82,83 +70,32 @@ type Config struct {
 // comparing, both encodings.
 func DefaultConfig() Config {
 	return Config{
-		Formats:    space.Formats(),
-		Modes:      []string{space.ModeFast},
-		Expansions: DefaultExpansions(),
-		Texts:      []dom.TextPolicy{dom.TextViewport, dom.TextAll},
-		Encodings:  []metrics.Encoding{metrics.CL100K, metrics.O200K},
-		Budgets:    DefaultBudgets(),
-		Workers:    runtime.GOMAXPROCS(0),
-		Repeat:     DefaultRepeat,
+		Matrix: space.Matrix{
+			Formats:    space.Formats(),
+			Modes:      []string{space.ModeFast},
+			Expansions: DefaultExpansions(),
+			Texts:      []dom.TextPolicy{dom.TextViewport, dom.TextAll},
+			Encodings:  []metrics.Encoding{metrics.CL100K, metrics.O200K},
+			Budgets:    DefaultBudgets(),
+			Cuts:       true,
+		},
+		Workers: runtime.GOMAXPROCS(0),
+		Repeat:  DefaultRepeat,
 	}
 }
 
 // Validate reports the first invalid setting, naming it.
 func (c Config) Validate() error {
+	if err := c.Matrix.Validate(); err != nil {
+		return err
+	}
 	switch {
-	case len(c.Formats) == 0:
-		return fmt.Errorf("formats: empty list")
-	case len(c.Modes) == 0:
-		return fmt.Errorf("modes: empty list")
-	case len(c.Expansions) == 0:
-		return fmt.Errorf("viewport-expansion: empty list")
-	case len(c.Texts) == 0:
-		return fmt.Errorf("text: empty list")
-	case len(c.Encodings) == 0:
-		return fmt.Errorf("encodings: empty list")
 	case c.Workers < 1:
 		return fmt.Errorf("workers: %d, want at least 1", c.Workers)
 	case c.Repeat < 1:
 		return fmt.Errorf("repeat: %d, want at least 1", c.Repeat)
-	}
-	for i, f := range c.Formats {
-		if !slices.Contains(space.Formats(), f) {
-			return fmt.Errorf("formats: unknown format %q (want %s)", f, strings.Join(space.Formats(), ", "))
-		}
-		if slices.Index(c.Formats, f) != i {
-			return fmt.Errorf("formats: %s listed twice", f)
-		}
-	}
-	for i, m := range c.Modes {
-		switch m {
-		case space.ModeFast:
-		case space.ModeDeep:
-			if c.Deep == nil {
-				return fmt.Errorf("modes: deep mode is not available in this build")
-			}
-		default:
-			return fmt.Errorf("modes: unknown mode %q (want fast or deep)", m)
-		}
-		if slices.Index(c.Modes, m) != i {
-			return fmt.Errorf("modes: %s listed twice", m)
-		}
-	}
-	for i, e := range c.Expansions {
-		if err := (dom.Options{Expansion: e}).Validate(); err != nil {
-			return fmt.Errorf("viewport-expansion: %w", err)
-		}
-		if slices.Index(c.Expansions, e) != i {
-			return fmt.Errorf("viewport-expansion: %d listed twice", e)
-		}
-	}
-	for i, t := range c.Texts {
-		if _, err := dom.ParseTextPolicy(string(t)); err != nil {
-			return fmt.Errorf("text: %w", err)
-		}
-		if slices.Index(c.Texts, t) != i {
-			return fmt.Errorf("text: %s listed twice", t)
-		}
-	}
-	for i, e := range c.Encodings {
-		if !e.Valid() {
-			return fmt.Errorf("encodings: unknown encoding %q", e)
-		}
-		if slices.Index(c.Encodings, e) != i {
-			return fmt.Errorf("encodings: %s listed twice", e)
-		}
-	}
-	if err := render.ValidateBudgets(c.Budgets); err != nil {
-		return fmt.Errorf("token-budget: %w", err)
+	case slices.Contains(c.Modes, space.ModeDeep) && c.Deep == nil:
+		return fmt.Errorf("mode: deep mode is not available in this build")
 	}
 	return c.Prices.Validate()
 }
@@ -252,50 +189,65 @@ func ParseCellKey(key string) (Cell, error) {
 	return c, nil
 }
 
+// CrawlMatrix is the matrix of the crawl bench runs first when given URLs
+// (its spaces rows are not swept, only its records): fast mode in the
+// sweep's expansions, its first text policy and its encodings, no
+// budgets; the records the swept formats render from, and always the
+// accessibility tree, the oracle every recall is measured against.
+func (c Config) CrawlMatrix() space.Matrix {
+	formats := slices.Clone(c.Formats)
+	if !slices.Contains(formats, space.FormatAXTree) {
+		formats = append(formats, space.FormatAXTree)
+	}
+	return space.Matrix{Formats: formats, Modes: []string{space.ModeFast}, Expansions: c.Expansions,
+		Texts: c.Texts[:min(1, len(c.Texts))], Encodings: c.Encodings}
+}
+
 // Cells returns the sweep's cells in report order: actionspace by mode,
 // then text policy, then expansion, each in the order configured; the
-// other formats as space.Settings orders them (playwright-ai and axtree
-// per expansion, html once at -1); then the budget cells: actionspace
-// (fast mode) by text policy, then budget; playwright-ai and axtree cut
-// from the end, by budget.
+// other formats in the order space.Matrix.Cells gives them (playwright-ai
+// and axtree per expansion, html once at -1); then the budget cells:
+// actionspace (fast mode) by text policy, then budget; playwright-ai and
+// axtree cut from the end, by budget.
 func (c Config) Cells() []Cell {
-	var cells []Cell
-	as := slices.Contains(c.Formats, space.FormatActionSpace)
-	if as {
-		for _, m := range c.Modes {
-			for _, t := range c.Texts {
-				for _, e := range c.Expansions {
-					cells = append(cells, Cell{Format: space.FormatActionSpace, Mode: m, Expansion: e, Text: t})
-				}
-			}
-		}
-	}
-	others := slices.DeleteFunc(slices.Clone(c.Formats), func(f string) bool { return f == space.FormatActionSpace })
-	for _, s := range space.Settings(others, nil, c.Expansions, nil) {
-		cells = append(cells, Cell{Format: s.Format, Expansion: s.Options.Expansion})
-	}
-	if as {
-		for _, t := range c.Texts {
-			for _, n := range c.Budgets {
-				cells = append(cells, Cell{Format: space.FormatActionSpace, Mode: space.ModeFast, Text: t, Budget: n})
-			}
-		}
-	}
-	for _, f := range others {
-		if !cutBaseline(f) {
-			continue
-		}
-		for _, n := range c.Budgets {
-			cells = append(cells, Cell{Format: f, Budget: n})
-		}
-	}
+	cells, _ := c.cells()
 	return cells
 }
 
-// cutBaseline reports whether format has a cut-from-the-end baseline in
-// the budget cells: the formats with handles on lines.
-func cutBaseline(format string) bool {
-	return format == space.FormatPlaywrightAI || format == space.FormatAXTree
+// cells returns the sweep's cells in report order (see Cells), each with
+// the space cell it renders.
+func (c Config) cells() ([]Cell, []space.Cell) {
+	sc := c.Matrix.Cells()
+	// group orders the kinds of cells; within actionspace's fixed cells,
+	// mode, text and expansion order them; the others keep
+	// space.Matrix.Cells' order.
+	group := func(x space.Cell) int {
+		switch {
+		case x.Budget > 0 && x.Format == space.FormatActionSpace:
+			return 2
+		case x.Budget > 0:
+			return 3
+		case x.Format == space.FormatActionSpace:
+			return 0
+		}
+		return 1
+	}
+	slices.SortStableFunc(sc, func(a, b space.Cell) int {
+		if d := cmp.Compare(group(a), group(b)); d != 0 || group(a) != 0 {
+			return d
+		}
+		return cmp.Or(cmp.Compare(slices.Index(c.Modes, a.Mode), slices.Index(c.Modes, b.Mode)),
+			cmp.Compare(slices.Index(c.Texts, a.Options.Text), slices.Index(c.Texts, b.Options.Text)),
+			cmp.Compare(slices.Index(c.Expansions, a.Options.Expansion), slices.Index(c.Expansions, b.Options.Expansion)))
+	})
+	cells := make([]Cell, len(sc))
+	for i, x := range sc {
+		cells[i] = Cell{Format: x.Format, Mode: x.Mode, Expansion: x.Options.Expansion, Text: x.Options.Text, Budget: x.Budget}
+		if x.Budget > 0 {
+			cells[i].Expansion = 0 // the budget decides the window; a cut has the whole page's
+		}
+	}
+	return cells, sc
 }
 
 // ExpansionLabel is how reports show an expansion: "whole page" for -1,

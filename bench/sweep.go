@@ -19,7 +19,6 @@ import (
 	"actionspace/dataset/parts"
 	"actionspace/dataset/store"
 	"actionspace/dom"
-	"actionspace/render"
 	"actionspace/space"
 )
 
@@ -79,11 +78,14 @@ type pageOut struct {
 // sweeper holds what every worker shares; it never changes during a
 // sweep.
 type sweeper struct {
-	cfg       Config
-	cells     []Cell
-	meter     *space.Meter
-	renderers space.Renderers
-	limits    recordLimits // of the dataset's records
+	cfg   Config
+	cells []Cell
+	// spaceCells are the cells as space renders them, one per cell.
+	spaceCells []space.Cell
+	meter      *space.Meter
+	renderers  space.Renderers
+	sweep      space.Sweeper
+	limits     recordLimits // of the dataset's records
 }
 
 // Sweep re-renders every captured page of a crawl dataset (see
@@ -134,8 +136,10 @@ func Sweep(ctx context.Context, cfg Config, in *parts.Dataset, out store.Store) 
 	if err != nil {
 		return nil, err
 	}
-	s := &sweeper{cfg: cfg, cells: cfg.Cells(), meter: meter, limits: limits,
-		renderers: space.Renderers{space.ModeFast: space.Fast{}, space.ModeDeep: cfg.Deep}}
+	renderers := space.Renderers{space.ModeFast: space.Fast{}, space.ModeDeep: cfg.Deep}
+	s := &sweeper{cfg: cfg, meter: meter, renderers: renderers, limits: limits,
+		sweep: space.Sweeper{Renderers: renderers, Meter: meter, Repeat: cfg.Repeat}}
+	s.cells, s.spaceCells = cfg.cells()
 
 	runCfg := cfg.record()
 	cfgJSON, err := json.Marshal(struct {
@@ -309,9 +313,10 @@ func eachPage[T any](ctx context.Context, in *parts.Dataset, pages map[string]pa
 }
 
 // page is the main pass over one page: it decodes the page's records,
-// renders it under every cell, checks each timed text against the timing
-// pass and measures it. A cell of a format whose record the page lacks
-// gets no row; its key goes to pageOut.noRecord.
+// renders and measures it under every cell (space.Sweeper, the loop the
+// crawl's rows come from too), checks each timed text against the timing
+// pass and makes the rows. A cell of a format whose record the page
+// lacks gets no row; its key goes to pageOut.noRecord.
 func (s *sweeper) page(ctx context.Context, p pageColumns, t pageTiming) pageOut {
 	out := pageOut{page: p, rows: make([]CellRow, 0, len(s.cells)), timing: t}
 	pg, _, err := s.load(p, true)
@@ -326,44 +331,82 @@ func (s *sweeper) page(ctx context.Context, p pageColumns, t pageTiming) pageOut
 		return out
 	}
 	html := s.htmlTokens(p)
-	for i, c := range s.cells {
+	i := 0
+	for m := range s.sweep.Sweep(ctx, ctx, pg, s.spaceCells, html) {
 		if err := ctx.Err(); err != nil {
 			out.err = context.Cause(ctx)
 			return out
 		}
-		if !pg.Has(c.format()) {
+		c := s.cells[i]
+		if m.NoRecord {
 			out.noRecord = append(out.noRecord, c.Key())
+			i++
 			continue
 		}
-		var row CellRow
-		switch {
-		case c.Budget > 0 && c.actionSpace():
-			row = s.budgetRow(ctx, p, pg, c, html)
-		case c.Budget > 0:
-			row = s.cutRow(ctx, p, pg, c, html)
-		default:
-			var rd rendered
-			rd.space, rd.err = pg.Render(ctx, c.setting(), s.renderers)
-			if rd.err != nil {
-				rd.err = fmt.Errorf("render %s: %w", c.Key(), rd.err)
-			}
-			if timed := t.cells[i]; timed.runs > 0 {
-				switch {
-				case timed.err != nil:
-					rd.err = timed.err
-				case rd.err == nil && timed.hash != hash(rd.space.ActionSpace):
-					rd.err = fmt.Errorf("render %s: not deterministic: the text differs from the timing pass's", c.Key())
-				}
-				rd.best, rd.runs = timed.best, timed.runs
-			}
-			row = s.measure(ctx, p, c, html, rd)
-		}
+		row := s.row(ctx, p, c, html, m, t.cells[i])
 		if row.Error != "" {
 			s.cfg.logger().Warn("render failed", logPageID, p.PageID, logURL, p.URL, logCell, c.Key(), logError, row.Error)
 		}
 		out.rows = append(out.rows, row)
+		i++
 	}
 	return out
+}
+
+// row makes a page's row for one measured cell: its measures, render
+// time and hashes. A fixed cell the timing pass rendered takes that
+// pass's time, and fails unless it gave the same text. A failed render
+// keeps its deep-mode figures (the calls were made) and nothing else.
+func (s *sweeper) row(ctx context.Context, p pageColumns, c Cell, html space.Tokens, m space.Measured, timed cellTiming) CellRow {
+	row := s.base(p, c, html)
+	renderErr := m.RenderErr
+	if renderErr != nil {
+		renderErr = fmt.Errorf("render %s: %w", c.Key(), renderErr)
+	}
+	if c.Budget > 0 {
+		if renderErr != nil {
+			row.Error = renderErr.Error()
+			return row
+		}
+		row.ViewportExpansion = int64(m.Expansion)
+		row.SpaceMetrics, row.BudgetMetrics = m.Metrics, m.Budget
+		row.RenderMS, row.RenderRuns = space.MS(m.Render), int64(m.Runs)
+		if m.MeasureErr != nil {
+			row.Error = m.MeasureErr.Error()
+			return row
+		}
+		row.SpaceSHA256 = hash(m.Rendered.ActionSpace)
+		if c.actionSpace() {
+			row.PerceptionSHA256 = hash(m.Rendered.Perception)
+		}
+		return row
+	}
+	var best time.Duration
+	runs := 0
+	if timed.runs > 0 {
+		switch {
+		case timed.err != nil:
+			renderErr = timed.err
+		case renderErr == nil && timed.hash != hash(m.Rendered.ActionSpace):
+			renderErr = fmt.Errorf("render %s: not deterministic: the text differs from the timing pass's", c.Key())
+		}
+		best, runs = timed.best, timed.runs
+	}
+	if renderErr != nil {
+		row.SpaceMetrics, _ = s.meter.Measure(ctx, space.Rendered{Deep: m.Rendered.Deep, NoText: true}, html)
+		row.Error = renderErr.Error()
+		return row
+	}
+	row.SpaceMetrics = m.Metrics
+	row.RenderMS, row.RenderRuns = space.MS(best), int64(runs)
+	if m.MeasureErr != nil {
+		row.Error = m.MeasureErr.Error()
+		return row
+	}
+	if !m.Rendered.NoText {
+		row.SpaceSHA256, row.PerceptionSHA256 = hash(m.Rendered.ActionSpace), hash(m.Rendered.Perception)
+	}
+	return row
 }
 
 // setting is the cell as the one format layer names a rendering.
@@ -425,76 +468,6 @@ func decodeRecord[T any](packed []byte, encoding string, limit int64, parse func
 	return parse(raw)
 }
 
-// budgetRow is an actionspace budget cell's row on one page: it fits the
-// page into the budget Config.Repeat times (timed here, in the main pass,
-// since fitting counts tokens itself), keeps the fastest time, checks that
-// every run gives the same space, and measures it, recall against the
-// page's oracle included.
-func (s *sweeper) budgetRow(ctx context.Context, p pageColumns, pg *space.Page, c Cell, html space.Tokens) CellRow {
-	row := s.base(p, c, html)
-	var first render.BudgetSpace
-	var best time.Duration
-	for run := range s.cfg.Repeat {
-		bs, d, err := s.meter.FitBudget(pg.Tree, c.Budget, c.Text)
-		switch {
-		case err != nil:
-			row.Error = fmt.Sprintf("render %s: %v", c.Key(), err)
-			return row
-		case run == 0:
-			first, best = bs, d
-		case bs.Perception != first.Perception || !slices.Equal(bs.Kept, first.Kept):
-			row.Error = fmt.Sprintf("render %s: not deterministic: run %d differs from run 1", c.Key(), run+1)
-			return row
-		default:
-			best = min(best, d)
-		}
-	}
-	row.ViewportExpansion = int64(first.Expansion)
-	var err error
-	row.SpaceMetrics, row.BudgetMetrics, err = s.meter.MeasureBudget(ctx, first, html, pg.Tree, pg.Oracle)
-	row.RenderMS, row.RenderRuns = space.MS(best), int64(s.cfg.Repeat)
-	if err != nil {
-		row.Error = err.Error()
-		return row
-	}
-	row.SpaceSHA256, row.PerceptionSHA256 = hash(first.ActionSpace), hash(first.Perception)
-	return row
-}
-
-// cutRow is a cut-from-the-end baseline's row on one page: the format's
-// whole-page text cut to the budget (space.Meter.CutFormat), Config.Repeat
-// times, timed as budgetRow times a fit, and measured by what the kept
-// lines hold (space.Meter.MeasureCut).
-func (s *sweeper) cutRow(ctx context.Context, p pageColumns, pg *space.Page, c Cell, html space.Tokens) CellRow {
-	row := s.base(p, c, html)
-	var first space.CutSpace
-	var best time.Duration
-	for run := range s.cfg.Repeat {
-		cs, d, err := s.meter.CutFormat(pg, c.Format, c.Budget)
-		switch {
-		case err != nil:
-			row.Error = fmt.Sprintf("render %s: %v", c.Key(), err)
-			return row
-		case run == 0:
-			first, best = cs, d
-		case cs.Text != first.Text || cs.Handles != first.Handles:
-			row.Error = fmt.Sprintf("render %s: not deterministic: run %d differs from run 1", c.Key(), run+1)
-			return row
-		default:
-			best = min(best, d)
-		}
-	}
-	var err error
-	row.SpaceMetrics, row.BudgetMetrics, err = s.meter.MeasureCut(ctx, pg, first, html)
-	row.RenderMS, row.RenderRuns = space.MS(best), int64(s.cfg.Repeat)
-	if err != nil {
-		row.Error = err.Error()
-		return row
-	}
-	row.SpaceSHA256 = hash(first.Text)
-	return row
-}
-
 // htmlTokens returns the page's HTML token counts: the crawl's, with
 // those of the encodings the crawl did not count counted here.
 func (s *sweeper) htmlTokens(p pageColumns) space.Tokens {
@@ -539,30 +512,6 @@ func budgetOf(c Cell) *int64 {
 		return nil
 	}
 	return &c.Budget
-}
-
-// measure makes a page's row for one rendered cell: counts, hashes and
-// tokens.
-func (s *sweeper) measure(ctx context.Context, p pageColumns, c Cell, html space.Tokens, rd rendered) CellRow {
-	row := s.base(p, c, html)
-	if rd.err != nil {
-		// A failed render keeps its deep-mode figures (the calls were
-		// made) and nothing else.
-		row.SpaceMetrics, _ = s.meter.Measure(ctx, space.Rendered{Deep: rd.space.Deep, NoText: true}, html)
-		row.Error = rd.err.Error()
-		return row
-	}
-	var err error
-	row.SpaceMetrics, err = s.meter.Measure(ctx, rd.space, html)
-	row.RenderMS, row.RenderRuns = space.MS(rd.best), int64(rd.runs)
-	if err != nil {
-		row.Error = err.Error()
-		return row
-	}
-	if !rd.space.NoText {
-		row.SpaceSHA256, row.PerceptionSHA256 = hash(rd.space.ActionSpace), hash(rd.space.Perception)
-	}
-	return row
 }
 
 // record is the sweep's configuration as a summary records it.

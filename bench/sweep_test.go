@@ -285,7 +285,7 @@ func TestConfig_Validate(t *testing.T) {
 		{"deep available", func(c *Config) { c.Modes = []string{space.ModeDeep}; c.Deep = space.Fast{} }, ""},
 		{"unknown mode", func(c *Config) { c.Modes = []string{"slow"} }, `unknown mode "slow"`},
 		{"mode twice", func(c *Config) { c.Modes = []string{space.ModeFast, space.ModeFast} }, "listed twice"},
-		{"no modes", func(c *Config) { c.Modes = nil }, "modes: empty"},
+		{"no modes", func(c *Config) { c.Modes = nil }, "mode: empty"},
 		{"bad expansion", func(c *Config) { c.Expansions = []int{-2} }, "viewport-expansion"},
 		{"expansion twice", func(c *Config) { c.Expansions = []int{0, 0} }, "listed twice"},
 		{"bad text", func(c *Config) { c.Texts = []dom.TextPolicy{"some"} }, "text:"},

@@ -110,19 +110,14 @@ type PageRow struct {
 	// False for failed pages.
 	HTMLTruncated bool `parquet:"html_truncated"`
 	// HTMLUncounted reports that the HTML's tokens were not counted, so
-	// html_tokens_* are null (html_tokens_skipped says why): the count did
-	// not finish within the page's processing limit (crawl --timeout, from
-	// the end of the load), or the
-	// HTML holds a stretch of more than 32 KiB that the tokenizer cannot
-	// count in bounded time (such as a long run of white space). False for
-	// failed pages.
+	// html_tokens_* are null (html_tokens_skipped says why). Counting is
+	// linear in the HTML's length (which --max-html-bytes caps), so only a
+	// failure of the tokenizer itself sets it. False for failed pages.
 	HTMLUncounted bool `parquet:"html_uncounted"`
 	// HTMLTokensSkipped says why html_tokens_* are null on an ok row:
-	// "deadline" (the count did not finish within the page's processing
-	// limit, crawl --timeout from the end of the load), "too_large" (the
-	// HTML holds a stretch the tokenizer cannot count in bounded time) or
-	// "failed"; empty when counted, and for failed pages (whose HTML was
-	// not taken). An encoding not in the run's --encodings is null on every
+	// "failed" (the tokenizer failed; the count is linear and has no time
+	// limit, so this is not expected); empty when counted, and for failed
+	// pages (whose HTML was not taken). An encoding not in the run's --encodings is null on every
 	// row and has no reason here.
 	HTMLTokensSkipped string `parquet:"html_tokens_skipped"`
 	// DOMNodes is the number of element nodes the capture walked (document,

@@ -11,7 +11,6 @@ import (
 	"actionspace/dataset/parts"
 	"actionspace/dom"
 	"actionspace/metrics"
-	"actionspace/render"
 	"actionspace/space"
 )
 
@@ -63,28 +62,14 @@ type Config struct {
 	// ResumeKeepFailed makes a resume count every failed row as done, as
 	// resumes did before transient failures were crawled again.
 	ResumeKeepFailed bool
-	// Formats lists the formats rendered per page (space.Formats): one
-	// spaces row per format and setting (see space.Settings). A format
-	// needs its record among the Page.Extras: set both with UseFormats.
-	Formats []string
-	// Modes lists the actionspace renderings per page and expansion:
-	// space.ModeFast, space.ModeDeep or both; one spaces row each.
-	Modes []string
+	// Matrix is what every page is rendered in: one spaces row per cell
+	// (space.Matrix.Cells; no cut-from-the-end baselines). A crawl takes
+	// one text policy. A format needs its record among the Page.Extras:
+	// set both with UseFormats.
+	space.Matrix
 	// Deep renders deep mode (space.Deep around a render.Deep); required
 	// when Modes holds space.ModeDeep.
 	Deep space.Renderer
-	// Expansions lists the viewport_expansion values rendered per page: one
-	// spaces row each (per mode).
-	Expansions []int
-	// Text is the context-text policy of the rendered spaces.
-	Text dom.TextPolicy
-	// Encodings are the tokenizers to count with.
-	Encodings []metrics.Encoding
-	// Budgets lists token budgets: per page and budget, one more spaces
-	// row, the fast action space that fits in that many tokens of the
-	// first of Encodings, perception wrapper included (render.FitBudget).
-	// Empty for none.
-	Budgets []int64
 	// Page says how every page loads a URL: viewport, settling, the
 	// capture script's options, screenshots. The browser gets it with
 	// every NewPage.
@@ -109,12 +94,14 @@ func DefaultConfig() Config {
 		Grace:        DefaultGrace,
 		RecyclePages: DefaultRecyclePages,
 		Output:       parts.DefaultConfig(),
-		Formats:      space.Formats(),
-		Modes:        []string{space.ModeFast},
-		Expansions:   []int{0, 500, dom.WholePage},
-		Text:         dom.TextViewport,
-		Encodings:    []metrics.Encoding{metrics.CL100K, metrics.O200K},
-		Page:         DefaultPageConfig(),
+		Matrix: space.Matrix{
+			Formats:    space.Formats(),
+			Modes:      []string{space.ModeFast},
+			Expansions: []int{0, 500, dom.WholePage},
+			Texts:      []dom.TextPolicy{dom.TextViewport},
+			Encodings:  []metrics.Encoding{metrics.CL100K, metrics.O200K},
+		},
+		Page: DefaultPageConfig(),
 	}
 }
 
@@ -131,34 +118,24 @@ func (c Config) Validate() error {
 		return fmt.Errorf("grace: %v, want >= 0", c.Grace)
 	case c.RecyclePages < 0:
 		return fmt.Errorf("recycle-pages: %d, want >= 0", c.RecyclePages)
-	case len(c.Formats) == 0:
-		return fmt.Errorf("formats: empty list")
-	case len(c.Modes) == 0:
-		return fmt.Errorf("mode: empty list")
-	case len(c.Expansions) == 0:
-		return fmt.Errorf("viewport-expansion: empty list")
-	case len(c.Encodings) == 0:
-		return fmt.Errorf("encodings: empty list")
 	}
-	for _, m := range c.Modes {
-		switch m {
-		case space.ModeFast:
-		case space.ModeDeep:
-			if c.Deep == nil {
-				return fmt.Errorf("mode: deep needs a deep renderer")
-			}
-			if v, ok := c.Deep.(interface{ Validate() error }); ok {
-				if err := v.Validate(); err != nil {
-					return err
-				}
-			}
-		default:
-			return fmt.Errorf("mode: unknown mode %q (want fast, deep)", m)
+	if err := c.Matrix.Validate(); err != nil {
+		return err
+	}
+	if len(c.Texts) != 1 {
+		return fmt.Errorf("text: a crawl takes one policy, not %d", len(c.Texts))
+	}
+	if c.Cuts {
+		return fmt.Errorf("cuts: a crawl writes no cut-from-the-end baselines (bench sweeps them)")
+	}
+	if slices.Contains(c.Modes, space.ModeDeep) {
+		if c.Deep == nil {
+			return fmt.Errorf("mode: deep needs a deep renderer")
 		}
-	}
-	for i, f := range c.Formats {
-		if !slices.Contains(space.Formats(), f) || slices.Contains(c.Formats[:i], f) {
-			return fmt.Errorf("formats: %q unknown or listed twice (want a list of %v)", f, space.Formats())
+		if v, ok := c.Deep.(interface{ Validate() error }); ok {
+			if err := v.Validate(); err != nil {
+				return err
+			}
 		}
 	}
 	axTree, snapshot := space.Records(c.Formats)
@@ -168,24 +145,11 @@ func (c Config) Validate() error {
 	case snapshot && !c.Page.Extras.AISnapshot:
 		return fmt.Errorf("formats: %s needs the page's AI snapshot (Page.Extras.AISnapshot)", space.FormatPlaywrightAI)
 	}
-	if err := render.ValidateBudgets(c.Budgets); err != nil {
-		return fmt.Errorf("token-budget: %w", err)
-	}
 	if err := c.Page.Validate(); err != nil {
 		return err
 	}
 	if err := c.Output.Validate(); err != nil {
 		return err
-	}
-	seen := make(map[int]bool)
-	for _, e := range c.Expansions {
-		if err := (dom.Options{Expansion: e, Text: c.Text}).Validate(); err != nil {
-			return fmt.Errorf("viewport-expansion: %w", err)
-		}
-		if seen[e] {
-			return fmt.Errorf("viewport-expansion: %d listed twice", e)
-		}
-		seen[e] = true
 	}
 	return nil
 }

@@ -210,6 +210,14 @@ func (o *output) crawl(ctx context.Context, cfg Config, browser Browser, onResul
 	return stats, nil
 }
 
+// text is the crawl's one text policy ("" before Validate).
+func (c Config) text() string {
+	if len(c.Texts) == 0 {
+		return ""
+	}
+	return string(c.Texts[0])
+}
+
 // record is the run configuration as stored in the files' metadata: what
 // was asked for, never secrets (no API key; browser endpoints as scheme,
 // host and port only, the LLM base URL without user information or
@@ -268,7 +276,7 @@ func (c Config) record() string {
 		Partition     string  `json:"partition,omitempty"`
 	}{
 		Workers: c.Workers, TimeoutSeconds: c.Timeout.Seconds(), Retries: c.Retries,
-		Modes: c.Modes, Formats: c.Formats, Expansions: c.Expansions, Text: string(c.Text),
+		Modes: c.Modes, Formats: c.Formats, Expansions: c.Expansions, Text: c.text(),
 		AXTree: c.Page.Extras.AXTree, AISnapshot: c.Page.Extras.AISnapshot,
 		ViewportWidth: c.Page.ViewportWidth, ViewportHeight: c.Page.ViewportHeight,
 		SettleQuietMS: c.Page.SettleQuiet.Milliseconds(), SettleMaxMS: c.Page.SettleMax.Milliseconds(),

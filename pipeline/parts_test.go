@@ -16,6 +16,7 @@ import (
 	"actionspace/dataset"
 	"actionspace/dataset/parts"
 	"actionspace/dataset/store"
+	"actionspace/dom"
 	"actionspace/metrics"
 	"actionspace/render"
 	"actionspace/space"
@@ -301,7 +302,7 @@ func TestCheckResumable(t *testing.T) {
 		{"shards", func(c *Config) { c.Shards = 4 }, "shards"},
 		{"modes", func(c *Config) { c.Modes = []string{"fast", "deep"}; c.Deep = deep("") }, "modes"},
 		{"expansions", func(c *Config) { c.Expansions = []int{0, 500} }, "viewport_expansions"},
-		{"text", func(c *Config) { c.Text = "all" }, "text"},
+		{"text", func(c *Config) { c.Texts = []dom.TextPolicy{dom.TextAll} }, "text"},
 		{"encodings", func(c *Config) { c.Encodings = []metrics.Encoding{metrics.O200K} }, "encodings"},
 		{"viewport", func(c *Config) { c.Page.ViewportWidth = 800 }, "viewport_width"},
 	}

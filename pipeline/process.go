@@ -16,8 +16,8 @@ import (
 type processor struct {
 	cfg            Config
 	meter          *space.Meter
-	renderers      space.Renderers
-	settings       []space.Setting
+	sweeper        space.Sweeper
+	cells          []space.Cell
 	browserVersion string
 }
 
@@ -27,8 +27,8 @@ func newProcessor(cfg Config, browserVersion string) (*processor, error) {
 		return nil, err
 	}
 	return &processor{cfg: cfg, meter: meter, browserVersion: browserVersion,
-		renderers: space.Renderers{space.ModeFast: space.Fast{}, space.ModeDeep: cfg.Deep},
-		settings:  space.Settings(cfg.Formats, cfg.Modes, cfg.Expansions, []dom.TextPolicy{cfg.Text})}, nil
+		sweeper: space.Sweeper{Meter: meter, Renderers: space.Renderers{space.ModeFast: space.Fast{}, space.ModeDeep: cfg.Deep}},
+		cells:   cfg.Cells()}, nil
 }
 
 // base fills the columns every pages row has.
@@ -150,22 +150,16 @@ func (p *processor) succeeded(ctx, renderCtx context.Context, t Target, load *Lo
 
 	p.extrasColumns(t, blob, load)
 	page := space.NewPage(tree, load.AXTree, load.AISnapshot, load.HTML)
-	spaces := make([]dataset.SpaceRow, 0, len(p.settings)+len(p.cfg.Budgets))
-	for _, s := range p.settings {
-		if !page.Has(s.Format) {
-			continue // its record was skipped: the pages row says why
-		}
-		if sr, ok := p.space(ctx, renderCtx, t, page, s, html); ok {
+	spaces := make([]dataset.SpaceRow, 0, len(p.cells))
+	for m := range p.sweeper.Sweep(ctx, renderCtx, page, p.cells, html) {
+		if sr, ok := p.space(t, m); ok {
 			spaces = append(spaces, sr)
 		}
-	}
-	for _, n := range p.cfg.Budgets {
-		spaces = append(spaces, p.budgetSpace(ctx, t, page, n, html))
 	}
 	elementRows, oracleRows := page.Tables(p.cfg.RunID, t.PageID, t.URL)
 	var labels []render.Action // the first expansion's actions, for a labeled screenshot
 	if p.cfg.Page.Screenshot.Mode == ScreenshotsLabeled && len(load.Screenshot) > 0 {
-		labels = render.Fast(tree.Select(dom.Options{Expansion: p.cfg.Expansions[0], Text: p.cfg.Text})).Actions
+		labels = render.Fast(tree.Select(dom.Options{Expansion: p.cfg.Expansions[0], Text: p.cfg.Texts[0]})).Actions
 	}
 	p.screenshotColumns(blob, load, pg, labels)
 	row.ProcessMS = ptr(space.MS(time.Since(procStart)))
@@ -173,70 +167,54 @@ func (p *processor) succeeded(ctx, renderCtx context.Context, t Target, load *Lo
 	return Result{Page: row, Blob: blob, Spaces: spaces, Elements: elementRows, Oracle: oracleRows}
 }
 
-// space renders the page in one setting and measures it. A deep failure
-// does not fail the page: the row keeps what was done and says why in
-// llm_error. Another format that fails to render (a record that does not
-// decode) gives no row, and a warning.
-func (p *processor) space(ctx, renderCtx context.Context, t Target, page *space.Page, s space.Setting, html space.Tokens) (dataset.SpaceRow, bool) {
-	start := time.Now()
-	r, renderErr := page.Render(renderCtx, s, p.renderers)
-	renderTime := time.Since(start)
-	if renderErr != nil && s.Format != space.FormatActionSpace {
-		p.cfg.logger().Warn("format not rendered", logPageID, t.PageID, logURL, t.URL, logFormat, s.Format, logError, renderErr)
+// space makes the spaces row of one measured cell. A cell whose format's
+// record the page lacks gives no row (the pages row says why it was
+// skipped). A deep failure does not fail the page: the row keeps what
+// was done and says why in llm_error. Another format that fails to
+// render (a record that does not decode) gives no row, and a warning. A
+// budget that could not be fitted (a failed count) gives a row with its
+// budget and no text, and a warning.
+func (p *processor) space(t Target, m space.Measured) (dataset.SpaceRow, bool) {
+	c := m.Cell
+	log := p.cfg.logger()
+	if m.NoRecord {
+		return dataset.SpaceRow{}, false
+	}
+	if m.RenderErr != nil && c.Format != space.FormatActionSpace {
+		log.Warn("format not rendered", logPageID, t.PageID, logURL, t.URL, logFormat, c.Format, logError, m.RenderErr)
 		return dataset.SpaceRow{}, false
 	}
 	row := dataset.SpaceRow{
 		RunID:             p.cfg.RunID,
 		PageID:            t.PageID,
 		URL:               t.URL,
-		Format:            s.Format,
-		Mode:              s.Mode,
-		ViewportExpansion: int64(s.Options.Expansion),
-		TextPolicy:        string(s.Options.Text),
-		Actions:           space.Actions(r.Actions),
+		Format:            c.Format,
+		Mode:              c.Mode,
+		ViewportExpansion: int64(m.Expansion),
+		TextPolicy:        string(c.Options.Text),
+		Actions:           space.Actions(m.Rendered.Actions),
 	}
-	space.StoreText(&row, r)
-	var err error
-	if row.SpaceMetrics, err = p.meter.Measure(ctx, r, html); err != nil {
-		p.cfg.logger().Warn("space tokens not counted", logPageID, t.PageID, logURL, t.URL, logSkipped, row.TokensSkipped, logError, err)
+	if c.Budget > 0 && m.RenderErr != nil {
+		log.Warn("token budget not fitted", logPageID, t.PageID, logURL, t.URL, logError, m.RenderErr)
+		row.TokenBudget = ptr(c.Budget)
+		row.TokensSkipped, row.RatioSkipped, row.RecallSkipped = dataset.SkippedFailed, dataset.SkippedSpaceUncounted, dataset.SkippedFailed
+		return row, true
 	}
-	row.RenderMS = space.MS(renderTime)
-	if renderErr != nil {
-		row.LLMError = ptr(renderErr.Error())
+	space.StoreText(&row, m.Rendered)
+	row.SpaceMetrics, row.BudgetMetrics = m.Metrics, m.Budget
+	if m.MeasureErr != nil {
+		msg := "space tokens not counted"
+		if c.Budget > 0 {
+			msg = "budgeted space not measured"
+		}
+		log.Warn(msg, logPageID, t.PageID, logURL, t.URL, logSkipped, row.TokensSkipped, logError, m.MeasureErr)
+	}
+	row.RenderMS = space.MS(m.Render)
+	if c.Budget == 0 && m.RenderErr != nil {
+		row.LLMError = ptr(m.RenderErr.Error())
 		space.LimitRow(&row)
 	}
 	return row, true
-}
-
-// budgetSpace fits the page's fast action space into one token budget
-// and measures it: a spaces row whose viewport_expansion is the window
-// the budget reached. A failed count (the only way fitting fails) leaves
-// the row with its budget and no text, and is logged.
-func (p *processor) budgetSpace(ctx context.Context, t Target, page *space.Page, budget int64, html space.Tokens) dataset.SpaceRow {
-	row := dataset.SpaceRow{
-		RunID:      p.cfg.RunID,
-		PageID:     t.PageID,
-		URL:        t.URL,
-		Format:     space.FormatActionSpace,
-		Mode:       space.ModeFast,
-		TextPolicy: string(p.cfg.Text),
-		Actions:    []dataset.Action{},
-	}
-	bs, d, err := p.meter.FitBudget(page.Tree, budget, p.cfg.Text)
-	if err != nil {
-		p.cfg.logger().Warn("token budget not fitted", logPageID, t.PageID, logURL, t.URL, logError, err)
-		row.TokenBudget = ptr(budget)
-		row.TokensSkipped, row.RatioSkipped, row.RecallSkipped = dataset.SkippedFailed, dataset.SkippedSpaceUncounted, dataset.SkippedFailed
-		return row
-	}
-	row.ViewportExpansion = int64(bs.Expansion)
-	row.Actions = space.Actions(bs.Actions)
-	space.StoreText(&row, space.Rendered{Format: space.FormatActionSpace, Space: bs.Space})
-	if row.SpaceMetrics, row.BudgetMetrics, err = p.meter.MeasureBudget(ctx, bs, html, page.Tree, page.Oracle); err != nil {
-		p.cfg.logger().Warn("budgeted space not measured", logPageID, t.PageID, logURL, t.URL, logSkipped, row.TokensSkipped, logError, err)
-	}
-	row.RenderMS = space.MS(d)
-	return row
 }
 
 func ptr[T any](v T) *T { return &v }

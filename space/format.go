@@ -59,33 +59,6 @@ type Setting struct {
 	Options dom.Options
 }
 
-// Settings expands a crawl's or a sweep's matrix into the settings each
-// page is rendered in, in this order: actionspace in every expansion ×
-// mode × text policy; playwright-ai and axtree in every expansion; html
-// once, at the whole page (whether or not -1 is among the expansions).
-func Settings(formats, modes []string, expansions []int, texts []dom.TextPolicy) []Setting {
-	var out []Setting
-	for _, f := range formats {
-		switch f {
-		case FormatActionSpace:
-			for _, e := range expansions {
-				for _, m := range modes {
-					for _, t := range texts {
-						out = append(out, Setting{Format: f, Mode: m, Options: dom.Options{Expansion: e, Text: t}})
-					}
-				}
-			}
-		case FormatHTML:
-			out = append(out, Setting{Format: f, Options: dom.Options{Expansion: dom.WholePage}})
-		default:
-			for _, e := range expansions {
-				out = append(out, Setting{Format: f, Options: dom.Options{Expansion: e}})
-			}
-		}
-	}
-	return out
-}
-
 // Page is one captured page state, decoded once, that every format
 // renders from: the capture's tree, the accessibility tree, the AI
 // snapshot, the HTML and the oracle built from the accessibility tree.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"slices"
 	"time"
 
 	"actionspace/bench"
@@ -15,7 +14,6 @@ import (
 	"actionspace/dataset/store"
 	"actionspace/internal/cli"
 	"actionspace/pipeline"
-	"actionspace/space"
 )
 
 // crawlFirst crawls the URL list (or the bundled corpus) into OUT/crawl
@@ -26,16 +24,8 @@ func crawlFirst(ctx context.Context, cfg bench.Config, o options, open pipeline.
 	pc.RunID = cfg.RunID
 	pc.Workers = o.crawlers
 	pc.Timeout = o.timeout
-	pc.Expansions = cfg.Expansions
-	pc.Text = cfg.Texts[0]
-	pc.Encodings = cfg.Encodings
-	// The records the swept formats render from, and always the
-	// accessibility tree: the oracle every recall is measured against.
-	formats := slices.Clone(cfg.Formats)
-	if !slices.Contains(formats, space.FormatAXTree) {
-		formats = append(formats, space.FormatAXTree)
-	}
-	pc.UseFormats(formats)
+	pc.Matrix = cfg.CrawlMatrix()
+	pc.UseFormats(pc.Formats)
 	pc.Logger = log
 	if pc.Page.ViewportWidth, pc.Page.ViewportHeight, err = cli.ParseViewport(o.viewport); err != nil {
 		return "", "", cli.Usagef("--viewport: %v", err)

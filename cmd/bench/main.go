@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"actionspace/bench"
@@ -43,7 +42,6 @@ type command struct {
 
 // options are the flags that do not map onto bench.Config directly.
 type options struct {
-	formats    string
 	urls       string
 	out        string
 	prices     string
@@ -96,11 +94,9 @@ Flags:
 	fs.StringVar(&o.urls, "urls", "", "URL list `FILE` to crawl first (\"-\" = stdin); same as a URL-FILE argument")
 	fs.StringVar(&o.out, "out", "", "output `DIR` or bucket URL (default "+cli.OutDir("<run-id>")+")")
 	fs.StringVar(&cfg.RunID, "run-id", "", "run `ID` (default bench-<UTC time>)")
-	m := cli.Matrix{Modes: []string{space.ModeFast, space.ModeDeep}, Expansions: cfg.Expansions, Texts: cfg.Texts, Encodings: cfg.Encodings, Budgets: cfg.Budgets}
-	m.Register(fs, stderr)
-	o.formats = strings.Join(cfg.Formats, ",")
-	fs.StringVar(&o.formats, "formats", o.formats, "formats swept (`LIST` of "+strings.Join(space.Formats(), ", ")+
-		"); a page whose crawl stored no record for a format gets no row in its cells")
+	cfg.Modes = []string{space.ModeFast, space.ModeDeep} // deep is a dry run without --llm-base-url
+	m := cli.BindMatrix(fs, &cfg.Matrix, "formats swept",
+		"a page whose crawl stored no record for a format gets no row in its cells", stderr)
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "pages rendered at once (`N`)")
 	fs.IntVar(&cfg.Repeat, "repeat", cfg.Repeat, "renders per fast cell and page; the fastest is reported (`N`)")
 	fs.StringVar(&o.prices, "prices", "", "price table `FILE` (JSON, $ per 1M input/output tokens per model; default: the embedded bench/prices.json)")
@@ -138,10 +134,6 @@ Flags:
 	cfg.Logger = log
 	if err := m.Parse(); err != nil {
 		return err
-	}
-	cfg.Modes, cfg.Expansions, cfg.Texts, cfg.Encodings, cfg.Budgets = m.Modes, m.Expansions, m.Texts, m.Encodings, m.Budgets
-	if cfg.Formats, err = space.ParseFormats(o.formats); err != nil {
-		return cli.Usagef("--formats: %v", err)
 	}
 	if cfg.Deep, err = o.llm.Renderer(cfg.Modes, os.Getenv, log); err != nil {
 		return err
@@ -193,7 +185,7 @@ Flags:
 	defer data.Close()
 
 	cells := len(cfg.Cells())
-	fmt.Fprintf(stderr, "bench: sweeping %s: %d cells (%s), %d workers -> %s\n", data.Loc, cells, &m, cfg.Workers, out)
+	fmt.Fprintf(stderr, "bench: sweeping %s: %d cells (%s), %d workers -> %s\n", data.Loc, cells, m, cfg.Workers, out)
 	var progress *cli.Progress
 	pass := ""
 	cfg.OnPage = func(d bench.PageDone) {

@@ -42,11 +42,9 @@ import (
 	"actionspace/dataset/parts"
 	"actionspace/dataset/store"
 	"actionspace/dataset/store/bucket"
-	"actionspace/dom"
 	"actionspace/internal/cli"
 	"actionspace/internal/llmflags"
 	"actionspace/pipeline"
-	"actionspace/space"
 )
 
 func main() { cli.Main("crawl", command{}.run, interrupted) }
@@ -66,7 +64,6 @@ type command struct {
 // options are the flags that do not map onto a config field directly.
 type options struct {
 	llm      *llmflags.Options
-	formats  string
 	urls     string
 	out      string
 	viewport string
@@ -121,11 +118,8 @@ Flags:
 	fs.StringVar(&cfg.RunID, "run-id", "", "run `ID` recorded in every row (default crawl-<UTC time>)")
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "pages crawled at once (`N`)")
 	fs.StringVar(&o.viewport, "viewport", cli.FormatViewport(cfg.Page.ViewportWidth, cfg.Page.ViewportHeight), "browser viewport `WxH` in CSS pixels")
-	m := cli.Matrix{Modes: cfg.Modes, Expansions: cfg.Expansions, Texts: []dom.TextPolicy{cfg.Text}, Encodings: cfg.Encodings, Budgets: cfg.Budgets}
-	m.Register(fs, stderr)
-	o.formats = strings.Join(cfg.Formats, ",")
-	fs.StringVar(&o.formats, "formats", o.formats, "formats rendered per page (`LIST` of "+strings.Join(space.Formats(), ", ")+
-		"); axtree takes the accessibility tree, which is also the oracle of every recall column, playwright-ai the AI snapshot")
+	m := cli.BindMatrix(fs, &cfg.Matrix, "formats rendered per page",
+		"axtree takes the accessibility tree, which is also the oracle of every recall column, playwright-ai the AI snapshot", stderr)
 	fs.IntVar(&cfg.Page.Extras.MaxAXNodes, "max-ax-nodes", cfg.Page.Extras.MaxAXNodes, "skip the accessibility tree of a page with more than `N` DOM nodes (the pages row says axtree_skipped=too_large)")
 	fs.IntVar(&cfg.Page.Extras.MaxAISnapshotBytes, "max-aisnapshot-bytes", cfg.Page.Extras.MaxAISnapshotBytes, "drop an AI snapshot longer than `N` bytes (the pages row says aisnapshot_skipped=too_large)")
 	o.llm = llmflags.Register(fs)
@@ -177,15 +171,10 @@ Flags:
 	if err := m.Parse(); err != nil {
 		return err
 	}
-	if len(m.Texts) != 1 {
-		return cli.Usagef("--text: crawl takes one policy, not %d (bench sweeps several)", len(m.Texts))
+	if len(cfg.Texts) != 1 {
+		return cli.Usagef("--text: crawl takes one policy, not %d (bench sweeps several)", len(cfg.Texts))
 	}
-	cfg.Modes, cfg.Expansions, cfg.Text, cfg.Encodings, cfg.Budgets = m.Modes, m.Expansions, m.Texts[0], m.Encodings, m.Budgets
-	formats, err := space.ParseFormats(o.formats)
-	if err != nil {
-		return cli.Usagef("--formats: %v", err)
-	}
-	cfg.UseFormats(formats)
+	cfg.UseFormats(cfg.Formats)
 	if cfg.Deep, err = o.llm.Renderer(cfg.Modes, os.Getenv, log); err != nil {
 		return err
 	}

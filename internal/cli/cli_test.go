@@ -11,6 +11,7 @@ import (
 
 	"actionspace/dom"
 	"actionspace/metrics"
+	"actionspace/space"
 )
 
 // TestProgress_lines: without a terminal, progress is a log line every
@@ -82,17 +83,20 @@ func TestMatrix(t *testing.T) {
 		{[]string{"--text", "some"}, "", "--text", false},
 		{[]string{"--text", ""}, "", "--text", false},
 		{[]string{"--encodings", "gpt2"}, "", "--encodings", false},
+		{[]string{"--formats", "markdown"}, "", "--formats", false},
+		{[]string{"--token-budget", "100,100"}, "", "--token-budget", false},
+		{[]string{"--viewport-expansion", "0,0"}, "", "--viewport-expansion", false},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			m := Matrix{Modes: []string{"fast"}, Expansions: []int{0, -1}, Texts: []dom.TextPolicy{dom.TextViewport}, Encodings: []metrics.Encoding{metrics.CL100K}}
+			m := space.Matrix{Formats: []string{space.FormatActionSpace}, Modes: []string{"fast"}, Expansions: []int{0, -1}, Texts: []dom.TextPolicy{dom.TextViewport}, Encodings: []metrics.Encoding{metrics.CL100K}}
 			fs := flag.NewFlagSet("x", flag.ContinueOnError)
 			var stderr bytes.Buffer
-			m.Register(fs, &stderr)
+			flags := BindMatrix(fs, &m, "formats", "note", &stderr)
 			if err := Parse(fs, tt.args); err != nil {
 				t.Fatal(err)
 			}
-			err := m.Parse()
+			err := flags.Parse()
 			if tt.wantErr != "" {
 				if !errors.As(err, new(UsageError)) || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Errorf("Parse() = %v, want a usage error naming %s", err, tt.wantErr)
