@@ -202,7 +202,8 @@ var lineFormat = regexp.MustCompile(`^(?:[LBIFOM][0-9]+\[:\]<[a-z][a-z0-9-]*( [^
 // the oracle (pinned on pages whose misses are known), and the elements
 // and oracle tables, which agree with the spaces rows.
 func TestCrawl_Corpus(t *testing.T) {
-	t.Parallel()
+	// Not parallel: each page's extras may take half the time left to its
+	// load, and the test requires every one of them, so it runs alone.
 	requireChromium(t)
 	srv, err := corpora.Start()
 	if err != nil {

@@ -25,43 +25,32 @@ const htmlChunk = 1 << 20
 //
 // A subtree whose serialization cannot pass the budget left (an upper
 // bound from the lengths of its names, values and texts, escaping
-// included) is serialized by the browser itself (outerHTML); only the
-// subtrees around the cut are serialized here, by the HTML serialization
-// algorithm. A page below the cap is thus one outerHTML call, as
-// page.Content.
+// included) is serialized by the browser itself (outerHTML); around the
+// cut the walk goes down the tree, each element's tags serialized by the
+// browser from a copy without children in an inert document, each text
+// escaped as the HTML serialization algorithm does. A page below the cap
+// is thus one outerHTML call, as page.Content.
 const serializeScript = `(cap) => {
-  const HTML_NS = "http://www.w3.org/1999/xhtml", SVG_NS = "http://www.w3.org/2000/svg",
-    MATHML_NS = "http://www.w3.org/1998/Math/MathML", XML_NS = "http://www.w3.org/XML/1998/namespace",
-    XMLNS_NS = "http://www.w3.org/2000/xmlns/", XLINK_NS = "http://www.w3.org/1999/xlink";
+  const HTML_NS = "http://www.w3.org/1999/xhtml";
   const VOID = new Set(["area","base","basefont","bgsound","br","col","embed","frame","hr","img","input","keygen","link","meta","param","source","track","wbr"]);
   const RAW = new Set(["style","script","xmp","iframe","noembed","noframes","plaintext","noscript"]);
-  // Whether this browser escapes < and > in attribute values.
-  const probe = document.implementation.createHTMLDocument("").createElement("b");
-  probe.setAttribute("x", "<");
-  const ltInAttr = probe.outerHTML.indexOf("&lt;") >= 0;
+  // Elements with more attributes than FEW are not measured attribute by
+  // attribute: reading every Attr costs the square of their number.
+  const FEW = 64;
+  // An inert document: an element imported there (its attributes, not
+  // its children) serializes its own tags without running, loading or
+  // upgrading anything.
+  const inert = document.implementation.createHTMLDocument("");
   const kids = (n) => (n.nodeType === 1 && n.namespaceURI === HTML_NS && n.localName === "template") ? n.content.childNodes : n.childNodes;
-  const tagName = (e) => (e.namespaceURI === HTML_NS || e.namespaceURI === SVG_NS || e.namespaceURI === MATHML_NS || !e.prefix) ? e.localName : e.prefix + ":" + e.localName;
-  const attrName = (a) => {
-    switch (a.namespaceURI) {
-      case null: return a.localName;
-      case XML_NS: return "xml:" + a.localName;
-      case XMLNS_NS: return a.localName === "xmlns" ? "xmlns" : "xmlns:" + a.localName;
-      case XLINK_NS: return "xlink:" + a.localName;
-    }
-    return a.name;
-  };
-  const escAttr = (s) => {
-    s = s.replace(/&/g, "&amp;").replace(/\u00a0/g, "&nbsp;").replace(/"/g, "&quot;");
-    return ltInAttr ? s.replace(/</g, "&lt;").replace(/>/g, "&gt;") : s;
-  };
   const escText = (s) => s.replace(/&/g, "&amp;").replace(/\u00a0/g, "&nbsp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
   const rawParent = (t) => { const p = t.parentNode; return p && p.nodeType === 1 && p.namespaceURI === HTML_NS && RAW.has(p.localName); };
-  // Upper bounds of every element's serialization, children first.
-  const upper = new Map();
+  // Bounds of a node's own serialization (without its children): upper
+  // (escaping included; Infinity when not measured) and lower.
   const own = (n) => {
     switch (n.nodeType) {
       case 1: {
-        let u = 2 * tagName(n).length + 5;
+        if (n.attributes.length > FEW) return Infinity;
+        let u = 2 * n.tagName.length + 5;
         for (const a of n.attributes) u += a.name.length + 10 + 6 * a.value.length;
         return u;
       }
@@ -71,6 +60,14 @@ const serializeScript = `(cap) => {
     }
     return 0;
   };
+  const lowerTag = (e) => {
+    let l = e.tagName.length + 2;
+    if (e.attributes.length > FEW) { for (const name of e.getAttributeNames()) l += name.length + 4; return l; }
+    for (const a of e.attributes) l += a.name.length + a.value.length + 4;
+    return l;
+  };
+  // Upper bounds of every element's serialization, children first.
+  const upper = new Map();
   const root = document.documentElement;
   if (root) {
     const stack = [[root, false]];
@@ -105,9 +102,10 @@ const serializeScript = `(cap) => {
     }
     return false;
   };
+  const done = () => { globalThis.` + htmlGlobal + ` = out.join(""); return {units: used, truncated}; };
   const doctype = document.doctype ? new XMLSerializer().serializeToString(document.doctype) : "";
-  if (doctype && !put(doctype, false)) return {units: used, truncated};
-  if (!root) { globalThis.` + htmlGlobal + ` = out.join(""); return {units: used, truncated}; }
+  if (doctype && !put(doctype, false)) return done();
+  if (!root) return done();
   const stack = [root];
   while (stack.length && !truncated) {
     const n = stack.pop();
@@ -115,17 +113,13 @@ const serializeScript = `(cap) => {
     switch (n.nodeType) {
       case 1: {
         if (upper.get(n) <= cap - used) { put(n.outerHTML, false); continue; }
-        const name = tagName(n);
-        let start = "<" + name;
-        let ok = true;
-        for (const a of n.attributes) {
-          if (start.length + a.name.length + a.value.length > cap - used) { ok = false; break; }
-          start += " " + attrName(a) + '="' + escAttr(a.value) + '"';
-        }
-        if (!ok) { truncated = true; break; }
-        if (!put(start + ">", false)) break;
-        if (n.namespaceURI === HTML_NS && VOID.has(n.localName)) continue;
-        stack.push("</" + name + ">");
+        if (lowerTag(n) > cap - used) { truncated = true; continue; }
+        const tags = inert.importNode(n, false).outerHTML;
+        const isVoid = n.namespaceURI === HTML_NS && VOID.has(n.localName);
+        const split = isVoid ? tags.length : tags.lastIndexOf("</");
+        if (!put(tags.slice(0, split), false)) continue;
+        if (isVoid) continue;
+        stack.push(tags.slice(split));
         const cs = kids(n);
         for (let i = cs.length - 1; i >= 0; i--) stack.push(cs[i]);
         continue;
@@ -140,8 +134,7 @@ const serializeScript = `(cap) => {
       case 8: put("<!--" + (n.data.length > cap - used ? n.data.slice(0, cap - used) : n.data) + "-->", true); continue;
     }
   }
-  globalThis.` + htmlGlobal + ` = out.join("");
-  return {units: used, truncated};
+  return done();
 }`
 
 // chunkScript returns [end, text]: the serialized HTML from code unit i

@@ -172,3 +172,33 @@ func TestReadHTML_CutKeepsSecretsOut(t *testing.T) {
 		}
 	}
 }
+
+// TestReadHTML_ManyAttributes: an element of 100,000 attributes is
+// serialized by the browser, not attribute by attribute (reading each
+// Attr costs the square of their number: minutes), and as page.Content
+// serializes it.
+func TestReadHTML_ManyAttributes(t *testing.T) {
+	b := newTestBrowser(t)
+	srv, err := corpora.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	l := b.load(t, srv.URL+"/attacks/attributes")
+	want := contentOf(t, l)
+	for _, cap := range []int{1 << 30, len(want) / 2} {
+		start := time.Now()
+		got, err := readHTML(context.Background(), l.cdp, l.world, cap)
+		took := time.Since(start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("cap %d: %d bytes in %v", cap, len(got.HTML), took)
+		if !strings.HasPrefix(want, got.HTML) || (cap > len(want)) == got.Truncated {
+			t.Errorf("cap %d: %d bytes, truncated %v; want page.Content's %d bytes or a prefix", cap, len(got.HTML), got.Truncated, len(want))
+		}
+		if took > 10*time.Second {
+			t.Errorf("cap %d: took %v", cap, took)
+		}
+	}
+}

@@ -98,11 +98,13 @@ func TestCrawl_PageSecretsStayOut(t *testing.T) {
 	// What the rows hold: the page was crawled, every format rendered it
 	// with its form, the records were stored, Chromium's masks are gone.
 	seen := map[string]bool{}
-	blobs := 0
+	blobs, htmls := 0, 0
 	for _, r := range rows {
 		if f, _ := r["format"].(string); f != "" {
 			text, _ := r["action_space"].(string)
-			if strings.Contains(text, "Repeat password") {
+			// (the html format's text is the page's stored HTML, not in
+			// the row)
+			if strings.Contains(text, "Repeat password") || f == space.FormatHTML {
 				seen[f] = true
 			}
 			if f == space.FormatActionSpace && !strings.Contains(text, "You typed [redacted]; token [redacted]") {
@@ -114,6 +116,12 @@ func TestCrawl_PageSecretsStayOut(t *testing.T) {
 		}
 		if r["status"] != nil && r["status"] != dataset.StatusOK {
 			t.Errorf("page row %v, want ok", r["status"])
+		}
+		if h, _ := r["html"].(string); h != "" {
+			htmls++
+			if !strings.Contains(h, `<label for="scripted">Repeat password</label>`) {
+				t.Errorf("the stored HTML lacks the form: %q", h)
+			}
 		}
 		for _, col := range []string{"capture", "axtree", "aisnapshot"} {
 			s, _ := r[col].(string)
@@ -139,8 +147,8 @@ func TestCrawl_PageSecretsStayOut(t *testing.T) {
 			t.Errorf("format %s: no row shows the form", f)
 		}
 	}
-	if blobs != 3 {
-		t.Errorf("%d blobs (capture, axtree, aisnapshot) read, want 3", blobs)
+	if blobs != 3 || htmls != 1 {
+		t.Errorf("%d blobs (capture, axtree, aisnapshot) and %d HTML read, want 3 and 1", blobs, htmls)
 	}
-	t.Logf("%d output files, %d rows, %d blobs and %d bytes of logs hold none of %d secrets", files, len(rows), blobs, p.stderr.Len(), len(secrets))
+	t.Logf("scanned %d output files, %d rows, %d blobs and the HTML, and %d bytes of logs for %d secrets", files, len(rows), blobs, p.stderr.Len(), len(secrets))
 }
