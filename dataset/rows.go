@@ -232,8 +232,11 @@ type PageRow struct {
 	// --max-text), "options" (a select with more than --max-options
 	// options listed), "nodes" (the walk stopped at --max-nodes, or a
 	// frame was left out for it), "chars" (the walk stopped at
-	// --max-capture-chars) and "frames" (a cross-origin frame left out:
-	// past --max-frames, or nested more than 4 deep). "nodes" and "chars"
+	// --max-capture-chars), "frames" (a cross-origin frame left out:
+	// past --max-frames, or nested more than 4 deep) and "secrets" (more
+	// password and hidden values than --max-secrets: those past it are
+	// kept out of the capture but not scrubbed from the other records;
+	// see docs/secrets.md). "nodes" and "chars"
 	// also set capture_truncated. An empty list when nothing was cut, and
 	// for failed pages.
 	CaptureCapped []string `parquet:"capture_capped,list"`
