@@ -49,8 +49,9 @@ const serializeScript = `(cap) => {
   const own = (n) => {
     switch (n.nodeType) {
       case 1: {
-        if (n.attributes.length > FEW) return Infinity;
         let u = 2 * n.tagName.length + 5;
+        if (!n.hasAttributes()) return u;
+        if (n.attributes.length > FEW) return Infinity;
         for (const a of n.attributes) u += a.name.length + 10 + 6 * a.value.length;
         return u;
       }
@@ -74,14 +75,15 @@ const serializeScript = `(cap) => {
     while (stack.length) {
       const top = stack[stack.length - 1];
       const n = top[0];
+      const first = (n.namespaceURI === HTML_NS && n.localName === "template") ? n.content.firstChild : n.firstChild;
       if (!top[1]) {
         top[1] = true;
-        for (const c of kids(n)) if (c.nodeType === 1) stack.push([c, false]);
+        for (let c = first; c; c = c.nextSibling) if (c.nodeType === 1) stack.push([c, false]);
         continue;
       }
       stack.pop();
       let u = own(n);
-      for (const c of kids(n)) u += c.nodeType === 1 ? upper.get(c) : own(c);
+      for (let c = first; c; c = c.nextSibling) u += c.nodeType === 1 ? upper.get(c) : own(c);
       upper.set(n, u);
     }
   }
