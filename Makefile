@@ -39,7 +39,7 @@ setup-test: setup
 		echo "setup-test: installing Debian python3-zstandard (the dataset card's recipe is tested)"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3 python3-zstandard; \
 	fi
-	@$(GO) run ./internal/s3test/s3setup
+	@$(GO) run ./tools/s3setup
 
 crawl: setup
 	$(GO) run ./cmd/crawl $(ARGS)
