@@ -67,7 +67,12 @@ func TestDecompressCaptureMax_bomb(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "dataset's caps") {
 			t.Errorf("declared %v: a %d-byte frame of %d bytes: %v, want it refused by the bound", declared, len(b), huge, err)
 		}
-		if alloc > 8*limit {
+		// 16 times the bound is still a quarter of the bomb: without the
+		// bound it allocates the whole 256 MiB. The margin covers the race
+		// detector, under which sync.Pool keeps nothing, so the decoder's
+		// buffers are allocated afresh (38 MB measured there, 1 KB to a
+		// few MB without it).
+		if alloc > 16*limit {
 			t.Errorf("declared %v: refusing allocated %d bytes, want a few times the bound (%d) at most", declared, alloc, limit)
 		}
 		t.Logf("declared %v: %d-byte frame refused, %d bytes allocated: %v", declared, len(b), alloc, err)
