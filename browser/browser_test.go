@@ -590,6 +590,9 @@ func TestChromium_LoadCrash(t *testing.T) {
 	// A long settle keeps the renderer busy with this page when it crashes.
 	cfg := testBrowserConfig()
 	cfg.page.SettleQuiet, cfg.page.SettleMax = 3*time.Second, 3*time.Second
+	// No network policy: a policy class change opens a fresh context at
+	// the load, and the crash must reach the tab taken below.
+	cfg.page.Network.AllowPrivate = true
 	b := mustLaunchChromium(t, cfg)
 	site := newTestSite(t)
 	page := mustNewPage(t, b)
