@@ -226,6 +226,12 @@ type PageInfo struct {
 	// frame and stitched in (see [Stitch]).
 	CrossOriginFrames int `json:"frames,omitempty"`
 	FramesStitched    int `json:"stitched,omitempty"`
+	// Doc identifies the document the capture saw (a random token the
+	// capture script keeps in its isolated world, which lives as long as
+	// the document): two captures with the same Doc are of one document,
+	// and their elements' keys ([Node.Key]) compare. Empty in captures
+	// made before keys existed.
+	Doc string `json:"doc,omitempty"`
 	// Time is when the capture ran, in Unix milliseconds (the page's clock).
 	Time float64 `json:"time"`
 	// ScriptMs is the capture script's own run time.
@@ -339,6 +345,20 @@ type Node struct {
 	// is recorded for elements with signals, shadow hosts and frames, the
 	// elements a locator ends at.
 	TreeIndex int `json:"ti,omitempty"`
+
+	// Element identity across captures of one document:
+	//
+	// Key is the element's key in its document, given by the capture
+	// script the first time it meets the element and kept in its isolated
+	// world, so a later capture of the same document gives the same
+	// element the same key, and never gives it to another element. Keys
+	// start at 1; 0 means none (text nodes, captures made before keys
+	// existed). See [Tree.Identity].
+	Key int `json:"key,omitempty"`
+	// KeyDoc is the document (see [PageInfo.Doc]) Key belongs to, when
+	// it is not the capture's own: the elements of a cross-origin frame
+	// stitched in ([Stitch]) carry their frame document's token.
+	KeyDoc string `json:"kd,omitempty"`
 }
 
 // Attr returns the value of the named attribute and whether it is present.

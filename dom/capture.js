@@ -67,6 +67,24 @@
   // global for the caller, which ties other records of the same page
   // state (the accessibility tree) to the capture's elements.
   const domNodes = [];
+  // Element identity (dom.Node.Key, dom.PageInfo.Doc): this world lives
+  // as long as its document, and is the same world at every capture of
+  // that document, so a key given here survives later captures of the
+  // same document. The page's scripts cannot reach it. A new document
+  // starts a new world, with a new random token and new keys.
+  let ident = globalThis.__actionspaceIdentity;
+  if (!ident) {
+    const b = new Uint8Array(8);
+    crypto.getRandomValues(b);
+    let doc = "";
+    for (const v of b) doc += (v + 256).toString(16).slice(1);
+    ident = globalThis.__actionspaceIdentity = {doc, next: 0, keys: new WeakMap()};
+  }
+  const keyOf = (el) => {
+    let k = ident.keys.get(el);
+    if (k === undefined) { k = ++ident.next; ident.keys.set(el, k); }
+    return k;
+  };
   let truncated = false;
   let elements = 0, texts = 0;
   // chars counts the characters of the strings recorded so far (texts,
@@ -355,7 +373,7 @@
       else if (inert) dis = "inert";
       else if (cursor === "not-allowed" || cursor === "wait") dis = "cursor";
 
-      const n = {k: 1, p: parent, tag, r: [round(x), round(y), round(br.width), round(br.height)], v: visible && shown && !aria};
+      const n = {k: 1, p: parent, tag, r: [round(x), round(y), round(br.width), round(br.height)], v: visible && shown && !aria, key: keyOf(el)};
       if (tag !== fullTag) n.tc = 1;
       if (attrs.length) n.a = attrs;
       if (n.v && mySoft !== NOCLIP) {
@@ -578,6 +596,7 @@
     quirks: document.compatMode === "BackCompat",
     elements, texts, truncated,
     chars,
+    doc: ident.doc,
     frames: fxEls.length,
     time: Date.now(),
     ms: round(performance.now() - t0),

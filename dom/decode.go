@@ -462,6 +462,10 @@ func (d *decoder) page(p *PageInfo) bool {
 			return d.int(&p.CrossOriginFrames)
 		case "stitched":
 			return d.int(&p.FramesStitched)
+		case "doc":
+			v, ok := d.str(false)
+			p.Doc = v
+			return ok
 		case "time":
 			return d.float(&p.Time)
 		case "ms":
@@ -557,6 +561,11 @@ func (d *decoder) node(n *Node) bool {
 			return d.rectPtr(&n.FrameBox)
 		case "fc":
 			return d.rectPtr(&n.FrameClip)
+		case "key":
+			return d.int(&n.Key)
+		case "kd":
+			n.KeyDoc, ok = d.str(true)
+			return ok
 		}
 		return false
 	})

@@ -16,8 +16,10 @@ import (
 // box, less the frame's scroll), visibility and clip rects are cut to the
 // part of the frame that shows ([Node.FrameClip]), frame depths go below
 // the iframe's, an aria-hidden or inert iframe hides its elements, and
-// parent and label indices are renumbered. The page counts add up; the
-// frame's own page info (URL, title, viewport) is dropped.
+// parent and label indices are renumbered, and element keys keep the
+// frame document they belong to ([Node.KeyDoc]). The page counts add up;
+// the frame's own page info (URL, title, viewport, document token) is
+// dropped.
 //
 // It returns where every node went (see [Stitched]): whatever refers to a
 // node by its index in c or in a frame's capture (the browser's DOM
@@ -135,6 +137,9 @@ func appendFrame(out []Node, hostIndex int, host *Node, f *Capture) []Node {
 		}
 		if n.LightParent > 0 {
 			n.LightParent += base
+		}
+		if n.Key > 0 && n.KeyDoc == "" {
+			n.KeyDoc = f.Page.Doc // the frame's document, not the page's
 		}
 		n.Frame += host.Frame + 1
 		n.Rect = n.Rect.offset(dx, dy)

@@ -38,6 +38,8 @@ type Options struct {
 	Expansion int
 	// Text is the context-text policy; the zero value means TextViewport.
 	Text TextPolicy
+	// IDs is the ID policy; the zero value means IDsPositional.
+	IDs IDPolicy
 }
 
 // Validate reports an invalid setting, naming the field.
@@ -47,6 +49,11 @@ func (o Options) Validate() error {
 	}
 	if o.Text != "" {
 		if _, err := ParseTextPolicy(string(o.Text)); err != nil {
+			return err
+		}
+	}
+	if o.IDs != "" {
+		if _, err := ParseIDPolicy(string(o.IDs)); err != nil {
 			return err
 		}
 	}
@@ -77,6 +84,8 @@ type Tree struct {
 	// element i belongs to, -1 when the capture cannot tell (see
 	// Tree.lightParent).
 	top []int
+	// ids is the numbering of IDsStable (see Tree.Follow).
+	ids idState
 }
 
 // NewTree derives the shared per-capture data.
@@ -182,6 +191,11 @@ type View struct {
 	Modal bool
 	// PixelsAbove and PixelsBelow are the page heights outside the window.
 	PixelsAbove, PixelsBelow int
+	// Removed, under IDsStable, are the IDs of the previous step's
+	// capture (see Tree.Follow) that no element of this one holds: gone
+	// from the page, whatever the window. Nil at a page's first step and
+	// under IDsPositional.
+	Removed []string
 }
 
 // Actions returns the number of IDs in the view.
@@ -315,7 +329,13 @@ func (t *Tree) Select(opts Options) *View {
 	}
 	flush()
 
-	// 4. IDs, one counter per letter, in document order.
+	// 4. IDs, one counter per letter, in document order; or the stable
+	// numbering of the element (docs/handles.md).
+	var stable *stableIDs
+	if opts.IDs == IDsStable {
+		stable = t.stable()
+		v.Removed = stable.removed
+	}
 	for k := range v.Items {
 		it := &v.Items[k]
 		b, ok := names[it.Node]
@@ -324,7 +344,11 @@ func (t *Tree) Select(opts Options) *View {
 		}
 		letter := LetterOf(it.Role)
 		v.Counts[letter]++
-		it.ID = string(letter) + strconv.Itoa(v.Counts[letter])
+		if stable != nil {
+			it.ID = stable.ids[it.Node]
+		} else {
+			it.ID = string(letter) + strconv.Itoa(v.Counts[letter])
+		}
 		it.Text = b.String()
 	}
 	return v

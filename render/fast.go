@@ -288,6 +288,9 @@ func perception(v *dom.View, space string) string {
 	if v.Modal {
 		b.WriteString("Modal dialog open: only its content is shown.\n")
 	}
+	if line := v.RemovedLine(); line != "" {
+		b.WriteString(line + "\n")
+	}
 	if v.PixelsAbove > 0 {
 		b.WriteString("... " + strconv.Itoa(v.PixelsAbove) + " pixels above - scroll up to see more ...\n")
 	}
