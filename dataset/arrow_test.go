@@ -112,6 +112,7 @@ func spaceColumns() []column {
 		{"mode", "utf8", false},
 		{"viewport_expansion", "int64", false},
 		{"text_policy", "utf8", false},
+		{"id_policy", "utf8", false},
 		{"token_budget", "int64", true},
 		{"budget_expansion", "int64", true},
 		{"budget_stage", "utf8", true},
@@ -158,6 +159,14 @@ func spaceColumns() []column {
 		{"coverage", "float64", true},
 		{"hallucinated_ids", "int64", true},
 		{"cache_hits", "int64", true},
+		{"handles_kept", "int64", true},
+		{"handles_same", "int64", true},
+		{"handles_wrong", "int64", true},
+		{"handles_new", "int64", true},
+		{"handles_removed", "int64", true},
+		{"delta_bytes", "int64", true},
+		{"delta_tokens_cl100k", "int64", true},
+		{"delta_tokens_o200k", "int64", true},
 		{"llm_error", "utf8", true},
 	}
 }

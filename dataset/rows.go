@@ -9,8 +9,9 @@ import "time"
 // the heavy values to the blobs table and added schema_version and format;
 // version 3 added the reason columns (html_tokens_skipped, tokens_skipped,
 // ratio_skipped, recall_skipped, text_skipped) and moved the html format's
-// text out of the spaces table.
-const SchemaVersion = 3
+// text out of the spaces table. Version 4 added the step columns of the
+// spaces table (id_policy, handles_*, delta_*).
+const SchemaVersion = 4
 
 // Status values of PageRow.Status.
 const (
@@ -367,6 +368,13 @@ type SpaceRow struct {
 	// text, as the reference design does) or "none"; empty for the other
 	// formats, which have no such switch.
 	TextPolicy string `parquet:"text_policy"`
+	// IDPolicy says how an actionspace row numbered its IDs: "positional"
+	// (one counter per letter in document order over the row's window,
+	// recomputed at every step) or "stable" (an element keeps its ID for
+	// the life of its document, across steps and windows; see
+	// docs/handles.md); empty for the other formats, whose handles are
+	// their own.
+	IDPolicy string `parquet:"id_policy"`
 	// BudgetMetrics are the token budget the row was fitted into and what
 	// fitting it cost; null on an unbudgeted row.
 	BudgetMetrics
@@ -530,6 +538,49 @@ type SpaceMetrics struct {
 	// CacheHits is the number of replies served from the on-disk cache
 	// instead of the endpoint.
 	CacheHits *int64 `parquet:"cache_hits"`
+
+	// The step columns (docs/handles.md): how the row's handles and text
+	// changed since the same format, mode, window, text and ID policy at
+	// the page's previous step. Null at a page's first step, on budgeted
+	// rows, cut-from-the-end baselines and html rows; the handles_*
+	// columns are null too when a capture of the two steps carries no
+	// element keys (made before they existed). A handle's element is the
+	// captured element it names: an ID's element, the element an AI
+	// snapshot ref's box ties to, the element an accessibility node is by
+	// DOM identity (else by its box); a handle tied to no element counts
+	// as new and removed, never as kept or wrong.
+
+	// HandlesKept is the number of handles of the previous step's text
+	// whose element still has a handle in this text.
+	HandlesKept *int64 `parquet:"handles_kept"`
+	// HandlesSame is how many of handles_kept kept the same handle.
+	HandlesSame *int64 `parquet:"handles_same"`
+	// HandlesWrong is the number of handles of this text that the previous
+	// step's text also held, for another element: an agent acting on the
+	// handle it read at the previous step reaches the wrong element (the
+	// silent re-point).
+	HandlesWrong *int64 `parquet:"handles_wrong"`
+	// HandlesNew is the number of handles of this text whose element had
+	// no handle in the previous step's text.
+	HandlesNew *int64 `parquet:"handles_new"`
+	// HandlesRemoved is the number of handles of the previous step's text
+	// whose element has no handle in this text (handles_kept +
+	// handles_removed is the previous row's action_count).
+	HandlesRemoved *int64 `parquet:"handles_removed"`
+	// DeltaBytes is the length in bytes of the delta from the previous
+	// step's text to this one (docs/handles.md: line based, naming the
+	// removed handles; applied to the previous text it gives this one
+	// exactly); 0 when the text did not change. Null also for a deep-mode
+	// dry run (no text).
+	DeltaBytes *int64 `parquet:"delta_bytes"`
+	// DeltaTokensCL100K is the number of cl100k_base tokens of that delta:
+	// what the step costs an agent that reads deltas, against
+	// tokens_cl100k for the full text. Null as for delta_bytes, and when
+	// the encoding was not requested.
+	DeltaTokensCL100K *int64 `parquet:"delta_tokens_cl100k"`
+	// DeltaTokensO200K is the number of o200k_base tokens of that delta;
+	// null as for delta_tokens_cl100k.
+	DeltaTokensO200K *int64 `parquet:"delta_tokens_o200k"`
 }
 
 // ElementRow is one row of the elements table: one row per captured page

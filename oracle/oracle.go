@@ -126,8 +126,7 @@ func (o *Oracle) match(tree *dom.Tree) {
 	for k := range o.Elements {
 		e := &o.Elements[k]
 		e.Geometry = o.geometry(tree, grid, e)
-		if c := o.Record.Nodes[e.Node].Capture; c >= 0 && c < len(nodes) &&
-			nodes[c].Kind == dom.ElementNode && nodes[c].Tag == o.Record.Nodes[e.Node].Tag {
+		if c := ByDOM(o.Record, tree, e.Node); c >= 0 {
 			e.Capture, e.MatchedBy = c, ByIdentity
 		} else if e.Geometry >= 0 {
 			e.Capture, e.MatchedBy = e.Geometry, ByGeometry

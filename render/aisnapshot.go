@@ -64,6 +64,7 @@ func AISnapshot(snap *axtree.Snapshot, rec *axtree.Record, o *oracle.Oracle, win
 		if n.Ref != "" {
 			sp.Handles++
 			sp.HandleLines = append(sp.HandleLines, line[i])
+			sp.HandleNodes = append(sp.HandleNodes, i)
 			if boxes[i] != nil {
 				cands = append(cands, oracle.Candidate{Box: *boxes[i], Role: n.Role, Depth: depth[i]})
 				candLine = append(candLine, i)

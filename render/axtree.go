@@ -104,6 +104,7 @@ func AXTree(rec *axtree.Record, o *oracle.Oracle, win dom.Rect) FormatSpace {
 			b.WriteString("] ")
 			sp.Handles++
 			sp.HandleLines = append(sp.HandleLines, written)
+			sp.HandleNodes = append(sp.HandleNodes, i)
 			if k := isOracle[i]; k >= 0 {
 				sp.Handled[k] = true
 				sp.HandledLine[k] = written

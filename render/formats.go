@@ -25,6 +25,12 @@ type FormatSpace struct {
 	// HandledLine is, per oracle element, the line of Text that holds its
 	// handle, -1 when it has none; nil when no oracle was given.
 	HandledLine []int
+	// HandleNodes are, per handle (in the order of HandleLines), the node
+	// of the record that holds it: the AI snapshot's line
+	// (axtree.ParseSnapshot) for playwright-ai, the accessibility tree's
+	// node for axtree. What the handle names across steps is decided from
+	// them (docs/handles.md).
+	HandleNodes []int
 }
 
 // Prefix describes the first n lines of Text, as CutFromEnd keeps them:

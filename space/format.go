@@ -59,6 +59,19 @@ type Setting struct {
 	Options dom.Options
 }
 
+// IDPolicy returns the ID policy of an actionspace setting
+// (dom.IDsPositional when Options.IDs is empty), "" for the other
+// formats: the spaces table's id_policy.
+func (s Setting) IDPolicy() dom.IDPolicy {
+	switch {
+	case s.Format != FormatActionSpace:
+		return ""
+	case s.Options.IDs == "":
+		return dom.IDsPositional
+	}
+	return s.Options.IDs
+}
+
 // Page is one captured page state, decoded once, that every format
 // renders from: the capture's tree, the accessibility tree, the AI
 // snapshot, the HTML and the oracle built from the accessibility tree.
@@ -74,12 +87,16 @@ type Page struct {
 	// Oracle is the page's actionable elements by the accessibility tree,
 	// tied to the capture's elements; nil without AXTree.
 	Oracle *oracle.Oracle
+	// steps is what the page's step metrics need, and before the state
+	// before this one (see SetPrevious); nil at a page's first step.
+	steps  *stepState
+	before *Page
 }
 
 // NewPage assembles a page and builds its oracle (once: every setting is
 // scored against it). rec and snap may be nil.
 func NewPage(tree *dom.Tree, rec *axtree.Record, snap *axtree.Snapshot, html string) *Page {
-	p := &Page{Tree: tree, AXTree: rec, Snapshot: snap, HTML: html}
+	p := &Page{Tree: tree, AXTree: rec, Snapshot: snap, HTML: html, steps: &stepState{}}
 	if rec != nil {
 		p.Oracle = oracle.New(rec, tree)
 	}
@@ -154,6 +171,12 @@ func (p *Page) Render(ctx context.Context, s Setting, modes Renderers) (Rendered
 		v := p.Tree.Select(s.Options)
 		out, err := r.Render(ctx, v)
 		out.Format, out.Handles = FormatActionSpace, len(out.Actions)
+		out.HandleNodes = make([]int, 0, len(out.Actions))
+		for _, it := range v.Items {
+			if it.IsAction() {
+				out.HandleNodes = append(out.HandleNodes, it.Node)
+			}
+		}
 		if p.Oracle != nil {
 			res := p.Oracle.View(v)
 			out.Score, out.Handled = &res.Score, res.Handled
@@ -164,7 +187,7 @@ func (p *Page) Render(ctx context.Context, s Setting, modes Renderers) (Rendered
 	if err != nil {
 		return Rendered{Format: s.Format}, err
 	}
-	out := Rendered{Space: render.Space{ActionSpace: fs.Text}, Format: s.Format, Handles: fs.Handles, Handled: fs.Handled}
+	out := Rendered{Space: render.Space{ActionSpace: fs.Text}, Format: s.Format, Handles: fs.Handles, Handled: fs.Handled, HandleNodes: fs.HandleNodes}
 	if p.Oracle != nil {
 		sc := fs.Score(p.Oracle, win)
 		out.Score = &sc

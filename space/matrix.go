@@ -37,6 +37,10 @@ type Matrix struct {
 	// and, with Cuts, per budget the cut-from-the-end baselines. Empty for
 	// none.
 	Budgets []int64
+	// IDs lists actionspace's ID policies (dom.IDsPositional,
+	// dom.IDsStable; see docs/handles.md); empty means positional only
+	// (Options.IDs ""). Budget cells number positionally.
+	IDs []dom.IDPolicy
 	// Cuts adds, per budget, the cut-from-the-end baseline of every
 	// format with handles on lines (playwright-ai and axtree, when
 	// listed): the format's whole-page text cut to the budget
@@ -47,7 +51,7 @@ type Matrix struct {
 
 // Validate reports the first invalid setting; its error starts with the
 // name of the flag that sets it (formats, mode, viewport-expansion, text,
-// encodings, token-budget). Whether deep mode has a renderer is the
+// encodings, ids, token-budget). Whether deep mode has a renderer is the
 // caller's to check.
 func (m Matrix) Validate() error {
 	if err := listed("formats", m.Formats, func(f string) error {
@@ -84,6 +88,14 @@ func (m Matrix) Validate() error {
 		return nil
 	}); err != nil {
 		return err
+	}
+	if len(m.IDs) > 0 {
+		if err := listed("ids", m.IDs, func(p dom.IDPolicy) error {
+			_, err := dom.ParseIDPolicy(string(p))
+			return err
+		}); err != nil {
+			return err
+		}
 	}
 	if err := render.ValidateBudgets(m.Budgets); err != nil {
 		return fmt.Errorf("token-budget: %w", err)
@@ -123,9 +135,17 @@ type Cell struct {
 // Cut reports whether c is a cut-from-the-end baseline.
 func (c Cell) Cut() bool { return c.Budget > 0 && c.Format != FormatActionSpace }
 
+// idPolicies is IDs, or the default policy ("": positional) when empty.
+func (m Matrix) idPolicies() []dom.IDPolicy {
+	if len(m.IDs) == 0 {
+		return []dom.IDPolicy{""}
+	}
+	return m.IDs
+}
+
 // Cells expands the matrix into the cells each page is rendered in, in
 // the order of the spaces table's rows: per format (in Formats order),
-// actionspace in every expansion × mode × text policy, playwright-ai and
+// actionspace in every expansion × mode × text policy × ID policy, playwright-ai and
 // axtree in every expansion, html once at the whole page (whether or not
 // -1 is among the expansions); then, when actionspace is listed, its
 // budget cells by text policy, then budget; then, with Cuts, the
@@ -138,7 +158,9 @@ func (m Matrix) Cells() []Cell {
 			for _, e := range m.Expansions {
 				for _, mode := range m.Modes {
 					for _, t := range m.Texts {
-						out = append(out, Cell{Setting: Setting{Format: f, Mode: mode, Options: dom.Options{Expansion: e, Text: t}}})
+						for _, ids := range m.idPolicies() {
+							out = append(out, Cell{Setting: Setting{Format: f, Mode: mode, Options: dom.Options{Expansion: e, Text: t, IDs: ids}}})
+						}
 					}
 				}
 			}

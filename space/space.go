@@ -87,6 +87,12 @@ type Rendered struct {
 	// Handled tells, per oracle element (Oracle.Elements), whether it got
 	// a handle in the space; nil without an oracle, and for html.
 	Handled []bool
+	// HandleNodes are, per handle in the order of the text, the node it
+	// is: for actionspace the capture element of each action (Actions),
+	// for playwright-ai the AI snapshot's line, for axtree the
+	// accessibility tree's node. Page.Render sets them; the step metrics
+	// read them (see Page.SetPrevious).
+	HandleNodes []int
 }
 
 // actionSpace reports whether r is an actionspace rendering, the one

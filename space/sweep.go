@@ -105,6 +105,22 @@ func (s Sweeper) render(ctx, renderCtx context.Context, p *Page, html Tokens, m 
 		return
 	}
 	m.Metrics, m.MeasureErr = s.Meter.Measure(ctx, m.Rendered, html)
+	if m.Cell.Format == FormatHTML || m.RenderErr != nil {
+		return
+	}
+	// The step columns: this cell against the same cell of the state
+	// before (see Page.SetPrevious).
+	cur := p.remember(m.Cell.Setting, m.Rendered)
+	if p.before == nil {
+		return
+	}
+	prev, err := p.before.traceOf(renderCtx, m.Cell.Setting, s.Renderers)
+	if err == nil {
+		err = s.Meter.measureStep(p, m.Cell.Setting, cur, prev, &m.Metrics)
+	}
+	if err != nil && m.MeasureErr == nil {
+		m.MeasureErr = fmt.Errorf("step metrics: %w", err)
+	}
 }
 
 // fit fits the page's fast action space into the cell's budget Repeat
