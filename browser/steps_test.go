@@ -9,35 +9,9 @@ import (
 
 	"actionspace/corpora"
 	"actionspace/dataset"
-	"actionspace/dom"
+	"actionspace/internal/truthtest"
 	"actionspace/pipeline"
-	"actionspace/space"
 )
-
-// handleNames returns the truth names (corpora.TruthAttr) of the elements
-// of a state that get a handle in the whole page's fast action space, in
-// capture order.
-func handleNames(t *testing.T, ld *pipeline.Load) []string {
-	t.Helper()
-	c, err := dom.Parse(ld.Capture)
-	if err != nil {
-		t.Fatalf("parse capture: %v", err)
-	}
-	page := space.NewPage(dom.NewTree(c), ld.AXTree, ld.AISnapshot, ld.HTML)
-	elements, _ := page.Tables("r", "p", "u")
-	var names []string
-	for _, e := range elements {
-		if e.WholePageID == nil {
-			continue
-		}
-		name, ok := c.Nodes[e.Element].Attr(corpora.TruthAttr)
-		if !ok {
-			name = "(no truth: " + e.Tag + " " + e.Name + ")"
-		}
-		names = append(names, name)
-	}
-	return names
-}
 
 // stepsConfig is the crawl's default page config with both extras and
 // steps.
@@ -94,7 +68,7 @@ func TestSteps_mutationCorpus(t *testing.T) {
 					t.Errorf("state %d: extras missing (axtree %v %q, AI snapshot %v %q, %d bytes of HTML)", i,
 						s.AXTree != nil, s.AXTreeSkipped, s.AISnapshot != nil, s.AISnapshotSkipped, len(s.HTML))
 				}
-				if got, want := handleNames(t, s), truth.States[i].Present; !slices.Equal(got, want) {
+				if got, want := truthtest.HandleNames(t, s.Capture, s.AXTree, s.AISnapshot, s.HTML), truth.States[i].Present; !slices.Equal(got, want) {
 					t.Errorf("state %d: handles on %v\nwant %v", i, got, want)
 				}
 			}
