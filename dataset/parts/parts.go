@@ -130,6 +130,12 @@ type Rows struct {
 	// Oracle are the page's oracle rows; none when its accessibility tree
 	// was not stored.
 	Oracle []dataset.OracleRow
+	// Steps are the page's steps rows, one per step performed after its
+	// first capture (crawl --steps); none without steps.
+	Steps []dataset.StepRow
+	// StepBlobs hold the heavy values of the states the page's steps
+	// left, one per step with a state, in step order; Blob is step 0's.
+	StepBlobs []dataset.BlobRow
 }
 
 // Writer writes a crawl's rows into rotating parts of its output partition:

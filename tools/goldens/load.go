@@ -35,16 +35,7 @@ func load(ctx context.Context, b pipeline.Browser, url string) (*state, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &state{axtree: ld.AXTree, snapshot: ld.AISnapshot, html: ld.HTML,
-		captureTime: ld.CaptureTime, axtreeTime: ld.AXTreeTime, snapTime: ld.AISnapshotTime, content: ld.Content}
-	if st.capture, err = dom.Parse(ld.Capture); err != nil {
-		return nil, err
-	}
-	if st.axtree == nil || st.snapshot == nil {
-		return nil, fmt.Errorf("the accessibility tree or the AI snapshot was not stored (axtree_skipped %q, aisnapshot_skipped %q)",
-			ld.AXTreeSkipped, ld.AISnapshotSkipped)
-	}
-	return st, nil
+	return newState(ld)
 }
 
 // launch starts the crawl's local Chromium.
