@@ -143,9 +143,15 @@ func (p *processor) succeeded(ctx, renderCtx context.Context, t Target, load *Lo
 
 	states, steps := p.processSteps(t, first, load)
 	res := Result{Page: row, Blob: first.blob, Steps: steps}
-	for _, st := range states {
-		// states are in step order: a measure across steps links st.page
-		// to the page of the state before it here, before rendering.
+	for i, st := range states {
+		// states are in step order: each state's page follows the one
+		// before it (stable IDs continue, the step columns compare the
+		// two), linked before it renders.
+		if i > 0 {
+			if err := st.page.SetPrevious(states[i-1].page); err != nil {
+				p.cfg.logger().Warn("step not linked to the state before it", logPageID, t.PageID, logURL, t.URL, logStep, st.step, logError, err)
+			}
+		}
 		p.render(ctx, renderCtx, t, st)
 		if st.step == 0 {
 			res.Spaces, res.Elements, res.Oracle = st.spaces, st.elements, st.oracle
