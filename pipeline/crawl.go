@@ -254,6 +254,8 @@ func (c Config) record() string {
 		Public       []string `json:"network_public,omitempty"`
 		// The token budgets of the budget rows.
 		Budgets []int64 `json:"token_budgets,omitempty"`
+		// The ID policies, recorded only when set (--ids).
+		IDs []dom.IDPolicy `json:"ids,omitempty"`
 		// The steps after the first capture, recorded only when taken.
 		Steps              []string `json:"steps,omitempty"`
 		StepTimeoutSeconds float64  `json:"step_timeout_seconds,omitempty"`
@@ -287,7 +289,7 @@ func (c Config) record() string {
 		ScriptSHA256: hex.EncodeToString(sum[:]), ScriptOptions: c.Page.Script,
 		PartPages: c.Output.PartPages, PartIntervalS: c.Output.PartInterval.Seconds(), Partition: c.Output.Partition,
 		MaxHTMLBytes: c.Page.MaxHTMLBytes, MaxFrames: c.Page.MaxFrames, AllowPrivate: c.Page.Network.AllowPrivate,
-		Budgets: c.Budgets, Shards: c.Shards,
+		Budgets: c.Budgets, Shards: c.Shards, IDs: c.IDs,
 		Steps: c.Page.Steps, StepTimeoutSeconds: c.Page.StepTimeout.Seconds(),
 	}
 	for _, p := range c.Page.Network.Blocked {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -86,6 +87,9 @@ func TestMatrix(t *testing.T) {
 		{[]string{"--formats", "markdown"}, "", "--formats", false},
 		{[]string{"--token-budget", "100,100"}, "", "--token-budget", false},
 		{[]string{"--viewport-expansion", "0,0"}, "", "--viewport-expansion", false},
+		{[]string{"--ids", "sticky"}, "", "--ids", false},
+		{[]string{"--ids", "stable,stable"}, "", "--ids", false},
+		{[]string{"--ids", "positional,stable"}, "fast", "", false},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -111,6 +115,9 @@ func TestMatrix(t *testing.T) {
 			}
 			if got := strings.Contains(stderr.String(), "deprecated"); got != tt.deprecated {
 				t.Errorf("deprecation notice %v (%q), want %v", got, stderr.String(), tt.deprecated)
+			}
+			if wantIDs := slices.Contains(tt.args, "--ids"); (len(m.IDs) == 2) != wantIDs || (!wantIDs && len(m.IDs) != 0) {
+				t.Errorf("IDs %v after %v", m.IDs, tt.args)
 			}
 			if FormatInts(m.Expansions) != "0,-1" || len(m.Texts) != 1 || len(m.Encodings) != 1 {
 				t.Errorf("defaults not kept: %+v", m)

@@ -12,12 +12,12 @@ import (
 )
 
 // Matrix binds a space.Matrix to the flags both commands read it from
-// (--formats, --mode, --viewport-expansion, --text, --encodings,
+// (--formats, --mode, --viewport-expansion, --text, --ids, --encodings,
 // --token-budget): flag binding only; what the values mean and which are
 // valid is space.Matrix's.
 type Matrix struct {
-	m                                                     *space.Matrix
-	formats, modes, expansions, texts, encodings, budgets string
+	m                                                          *space.Matrix
+	formats, modes, expansions, texts, encodings, budgets, ids string
 }
 
 // BindMatrix binds the matrix flags on fs to m, with m's values as the
@@ -34,6 +34,11 @@ func BindMatrix(fs *flag.FlagSet, m *space.Matrix, formats, note string, stderr 
 		texts[i] = string(t)
 	}
 	b.texts = strings.Join(texts, ",")
+	ids := make([]string, len(m.IDs))
+	for i, p := range m.IDs {
+		ids[i] = string(p)
+	}
+	b.ids = strings.Join(ids, ",")
 	fs.StringVar(&b.formats, "formats", b.formats, formats+" (`LIST` of "+strings.Join(space.Formats(), ", ")+"); "+note)
 	fs.StringVar(&b.modes, "mode", b.modes, "renderings per page and expansion (`LIST` of fast, deep); deep without --llm-base-url is a dry run: the prompt is built and counted, no call")
 	fs.Func("modes", "deprecated: use --mode", func(v string) error {
@@ -43,6 +48,7 @@ func BindMatrix(fs *flag.FlagSet, m *space.Matrix, formats, note string, stderr 
 	})
 	fs.StringVar(&b.expansions, "viewport-expansion", b.expansions, "viewport expansions in CSS pixels (`LIST`; -1 = the whole page)")
 	fs.StringVar(&b.texts, "text", b.texts, "context text (`LIST` of viewport: inside the window, all: every text, none)")
+	fs.StringVar(&b.ids, "ids", b.ids, "actionspace ID policies (`LIST` of positional: counters in document order over the window, recomputed at every step; stable: an element keeps its ID for the life of its document, across steps and windows); empty = positional")
 	fs.StringVar(&b.encodings, "encodings", b.encodings, "tokenizers to count with (`LIST` of cl100k_base, o200k_base; the first leads reports)")
 	fs.StringVar(&b.budgets, "token-budget", b.budgets, "token budgets (`LIST`, e.g. 1000,2000,4000,8000; empty = none): per page and text policy, the fast action space that fits in N tokens of the first of --encodings, perception wrapper included")
 	return b
@@ -68,6 +74,13 @@ func (b *Matrix) Parse() error {
 			return Usagef("--text: %v", err)
 		}
 		m.Texts = append(m.Texts, p)
+	}
+	for _, p := range SplitList(b.ids) {
+		policy, err := dom.ParseIDPolicy(p)
+		if err != nil {
+			return Usagef("--ids: %v", err)
+		}
+		m.IDs = append(m.IDs, policy)
 	}
 	if m.Encodings, err = metrics.ParseEncodings(b.encodings); err != nil {
 		return Usagef("--encodings: %v", err)
