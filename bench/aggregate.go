@@ -25,6 +25,10 @@ type aggregate struct {
 	// pages holds every page's figures, in input order, for the format
 	// comparisons.
 	pages []pageFigures
+	// steps accumulates the states after steps per cell key, stepOrder
+	// the keys in the order met.
+	steps     map[string]*stepAcc
+	stepOrder []string
 }
 
 // Stage indexes into aggregate.stages.
@@ -43,7 +47,7 @@ const (
 )
 
 func newAggregate(cells []Cell, enc metrics.Encoding) *aggregate {
-	a := &aggregate{encoding: enc, byKey: make(map[string]*cellAcc), samples: make(map[string]*samples)}
+	a := &aggregate{encoding: enc, byKey: make(map[string]*cellAcc), samples: make(map[string]*samples), steps: map[string]*stepAcc{}}
 	for _, c := range cells {
 		acc := &cellAcc{cell: c}
 		a.cells = append(a.cells, acc)
@@ -147,5 +151,6 @@ func (a *aggregate) result(cfg Config, runCfg RunConfig, wall time.Duration) *Re
 		sum.Cells = append(sum.Cells, c.summary(cfg.Encodings, cfg.Prices))
 	}
 	sum.compareFormats(a.pages)
+	sum.Steps = a.stepSummaries()
 	return &Result{Summary: sum, samples: a.samples}
 }

@@ -29,8 +29,9 @@ type pageInfo struct {
 // blobColumns are the columns of the blobs table the bench reads.
 type blobColumns struct {
 	PageID string `parquet:"page_id"`
-	// Step is the state of the blob: the bench sweeps step 0, the state
-	// after load (the states after a crawl's --steps are not swept yet).
+	// Step is the state of the blob: 0 after load, k after the crawl's
+	// step k (--steps). A page's states follow each other in its blobs
+	// file; the bench sweeps them in order, each after the one before it.
 	Step            int64  `parquet:"step"`
 	HTML            string `parquet:"html"`
 	Capture         []byte `parquet:"capture,optional"`
@@ -59,6 +60,11 @@ type pageColumns struct {
 	// none was taken.
 	AISnapshot         []byte
 	AISnapshotEncoding string
+	// Step is the state's step (0 after load).
+	Step int64
+	// Steps are the states the crawl's steps left, in step order (each
+	// with Step set and no Steps of its own); none without --steps.
+	Steps []pageColumns
 }
 
 // renderable reports whether the page has a capture the bench can decode.
@@ -73,7 +79,8 @@ func join(info pageInfo, b blobColumns) pageColumns {
 	return pageColumns{pageInfo: info, HTML: strings.Clone(b.HTML),
 		Capture: bytes.Clone(b.Capture), CaptureEncoding: strings.Clone(b.CaptureEncoding),
 		AXTree: bytes.Clone(b.AXTree), AXTreeEncoding: strings.Clone(b.AXTreeEncoding),
-		AISnapshot: bytes.Clone(b.AISnapshot), AISnapshotEncoding: strings.Clone(b.AISnapshotEncoding)}
+		AISnapshot: bytes.Clone(b.AISnapshot), AISnapshotEncoding: strings.Clone(b.AISnapshotEncoding),
+		Step: b.Step}
 }
 
 // readPages reads the pages rows of in, by page ID.

@@ -124,6 +124,8 @@ type Cell struct {
 	// window; for playwright-ai and axtree the whole-page text cut from
 	// the end); 0 for a cell of a fixed expansion.
 	Budget int64
+	// IDs is actionspace's ID policy: "" (positional) or dom.IDsStable.
+	IDs dom.IDPolicy
 }
 
 // format returns the cell's format, actionspace for "".
@@ -142,7 +144,8 @@ func (c Cell) actionSpace() bool { return c.format() == space.FormatActionSpace 
 // "deep/E-1/all", or MODE/B<budget>/TEXT for a budget cell,
 // "fast/B1000/viewport"; another format's is FORMAT/E<expansion>, e.g.
 // "playwright-ai/E0", "html/E-1", or FORMAT/B<budget> for a cut-from-the-end
-// baseline, "axtree/B1000".
+// baseline, "axtree/B1000". An actionspace cell of the stable ID policy
+// ends in "/stable", e.g. "fast/E0/viewport/stable".
 func (c Cell) Key() string {
 	dim := "E" + strconv.Itoa(c.Expansion)
 	if c.Budget > 0 {
@@ -151,23 +154,31 @@ func (c Cell) Key() string {
 	if !c.actionSpace() {
 		return c.Format + "/" + dim
 	}
-	return c.Mode + "/" + dim + "/" + string(c.Text)
+	key := c.Mode + "/" + dim + "/" + string(c.Text)
+	if c.IDs == dom.IDsStable {
+		key += "/" + string(dom.IDsStable)
+	}
+	return key
 }
 
 // ParseCellKey is the inverse of Cell.Key.
 func ParseCellKey(key string) (Cell, error) {
 	parts := strings.Split(key, "/")
 	var c Cell
+	if len(parts) == 4 && parts[3] == string(dom.IDsStable) {
+		c.IDs = dom.IDsStable
+		parts = parts[:3]
+	}
 	switch len(parts) {
 	case 3:
-		c = Cell{Format: space.FormatActionSpace, Mode: parts[0], Text: dom.TextPolicy(parts[2])}
+		c = Cell{Format: space.FormatActionSpace, Mode: parts[0], Text: dom.TextPolicy(parts[2]), IDs: c.IDs}
 	case 2:
 		c = Cell{Format: parts[0]}
 		if !slices.Contains(space.Formats(), c.Format) || c.Format == space.FormatActionSpace {
 			return Cell{}, fmt.Errorf("cell %q: unknown format %q", key, c.Format)
 		}
 	default:
-		return Cell{}, fmt.Errorf("cell %q: want MODE/E<expansion>/TEXT, MODE/B<budget>/TEXT, FORMAT/E<expansion> or FORMAT/B<budget>", key)
+		return Cell{}, fmt.Errorf("cell %q: want MODE/E<expansion>/TEXT[/stable], MODE/B<budget>/TEXT, FORMAT/E<expansion> or FORMAT/B<budget>", key)
 	}
 	dim := parts[1]
 	if len(dim) < 2 || (dim[0] != 'E' && dim[0] != 'B') {
@@ -189,8 +200,8 @@ func ParseCellKey(key string) (Cell, error) {
 	return c, nil
 }
 
-// Cells returns the sweep's cells in report order: actionspace by mode,
-// then text policy, then expansion, each in the order configured; the
+// Cells returns the sweep's cells in report order: actionspace by ID
+// policy, mode, then text policy, then expansion, each in the order configured; the
 // other formats in the order space.Matrix.Cells gives them (playwright-ai
 // and axtree per expansion, html once at -1); then the budget cells:
 // actionspace (fast mode) by text policy, then budget; playwright-ai and
@@ -222,13 +233,17 @@ func (c Config) cells() ([]Cell, []space.Cell) {
 		if d := cmp.Compare(group(a), group(b)); d != 0 || group(a) != 0 {
 			return d
 		}
-		return cmp.Or(cmp.Compare(slices.Index(c.Modes, a.Mode), slices.Index(c.Modes, b.Mode)),
+		return cmp.Or(cmp.Compare(slices.Index(c.IDs, a.Options.IDs), slices.Index(c.IDs, b.Options.IDs)),
+			cmp.Compare(slices.Index(c.Modes, a.Mode), slices.Index(c.Modes, b.Mode)),
 			cmp.Compare(slices.Index(c.Texts, a.Options.Text), slices.Index(c.Texts, b.Options.Text)),
 			cmp.Compare(slices.Index(c.Expansions, a.Options.Expansion), slices.Index(c.Expansions, b.Options.Expansion)))
 	})
 	cells := make([]Cell, len(sc))
 	for i, x := range sc {
-		cells[i] = Cell{Format: x.Format, Mode: x.Mode, Expansion: x.Options.Expansion, Text: x.Options.Text, Budget: x.Budget}
+		cells[i] = Cell{Format: x.Format, Mode: x.Mode, Expansion: x.Options.Expansion, Text: x.Options.Text, Budget: x.Budget, IDs: x.Options.IDs}
+		if cells[i].IDs == dom.IDsPositional {
+			cells[i].IDs = "" // one key for the default
+		}
 		if x.Budget > 0 {
 			cells[i].Expansion = 0 // the budget decides the window; a cut has the whole page's
 		}

@@ -38,6 +38,11 @@ const (
 	// MetricErrors is the number of pages that failed to render; the gate
 	// always checks it: any increase is a regression.
 	MetricErrors = "errors"
+	// MetricHandlesWrong is a cell's wrong-target handles per 1,000 steps
+	// across the crawl's steps (StepSummary.WrongPer1000Steps): handles
+	// that silently re-pointed to another element. The gate always checks
+	// it when both runs have steps: any increase is a regression.
+	MetricHandlesWrong = "handles_wrong"
 )
 
 // DefaultMaxRegress is the default --max-regress: action-space tokens may
@@ -195,6 +200,13 @@ func Compare(base, run *Summary, thresholds []Threshold, baseLabel string) Gate 
 			g.Checks = append(g.Checks, compareMetric(b, r, t)...)
 		}
 	}
+	for _, r := range run.Steps {
+		for _, b := range base.Steps {
+			if b.Cell == r.Cell {
+				g.Checks = append(g.Checks, check(r.Cell, MetricHandlesWrong, b.WrongPer1000Steps, r.WrongPer1000Steps, Threshold{Metric: MetricHandlesWrong}, false)...)
+			}
+		}
+	}
 	if len(pagesDiffer) > 0 {
 		g.Notes = append(g.Notes, "page counts differ (baseline vs run), so the pages compared may differ: "+strings.Join(pagesDiffer, ", "))
 	}
@@ -315,7 +327,7 @@ func (g *Gate) WriteText(w io.Writer) {
 }
 
 func limitText(t Threshold) string {
-	if t.Metric == MetricErrors {
+	if t.Metric == MetricErrors || t.Metric == MetricHandlesWrong {
 		return "no increase"
 	}
 	s := "+" + strconv.FormatFloat(t.Pct, 'f', -1, 64) + "%"

@@ -200,3 +200,41 @@ func TestGate_WriteTextRecall(t *testing.T) {
 		t.Errorf("output lacks %q:\n%s", want, b.String())
 	}
 }
+
+// TestCompare_handlesWrong: the gate fails when a cell's wrong-target
+// handles per 1,000 steps rise, and passes when they stay or fall.
+func TestCompare_handlesWrong(t *testing.T) {
+	withSteps := func(wrong float64) *Summary {
+		s := summaryOf(CellSummary{Cell: "fast/E0/viewport", Mode: "fast"})
+		s.Steps = []StepSummary{{Cell: "fast/E0/viewport", Format: "actionspace", IDPolicy: "positional", Measured: 10, WrongPer1000Steps: ptr(wrong)}}
+		return s
+	}
+	tests := []struct {
+		base, run float64
+		failed    bool
+	}{
+		{0, 0, false},
+		{2000, 1000, false},
+		{0, 100, true},
+		{1000, 1100, true},
+	}
+	for _, tt := range tests {
+		g := Compare(withSteps(tt.base), withSteps(tt.run), nil, "base")
+		found := false
+		for _, c := range g.Checks {
+			if c.Metric == MetricHandlesWrong {
+				found = true
+			}
+		}
+		if !found || g.Failed() != tt.failed {
+			t.Errorf("%v -> %v: checked %v, failed %v, want %v", tt.base, tt.run, found, g.Failed(), tt.failed)
+		}
+	}
+	// Without steps on one side, nothing to compare.
+	g := Compare(summaryOf(CellSummary{Cell: "fast/E0/viewport", Mode: "fast"}), withSteps(5), nil, "base")
+	for _, c := range g.Checks {
+		if c.Metric == MetricHandlesWrong {
+			t.Errorf("compared handles_wrong with a baseline without steps: %+v", c)
+		}
+	}
+}

@@ -51,6 +51,13 @@ type CellRow struct {
 	ViewportExpansion int64 `parquet:"viewport_expansion"`
 	// TextPolicy is the context-text policy: viewport, all or none.
 	TextPolicy string `parquet:"text_policy"`
+	// IDPolicy is an actionspace cell's ID policy, positional or stable
+	// (see the spaces table); empty for the other formats.
+	IDPolicy string `parquet:"id_policy"`
+	// Step is the page state rendered: 0 after load, k after the crawl's
+	// step k (crawl --steps). Summaries and the gate's per-cell figures
+	// are of step 0; the states after steps make the steps summary.
+	Step int64 `parquet:"step"`
 	// BudgetMetrics are a budget cell's budget, the window it reached,
 	// what it dropped and its recall (see the spaces table); null in the
 	// other cells.

@@ -56,6 +56,9 @@ type Summary struct {
 	// whole-page recall is above the action space's (RecallGaps lists the
 	// first of them).
 	RecallGapPages int `json:"recall_gap_pages"`
+	// Steps are the cells' figures across the crawl's steps (see
+	// StepSummary); none when the crawl had no steps.
+	Steps []StepSummary `json:"steps,omitempty"`
 }
 
 // Input describes the crawl dataset a bench run swept. Sweep fills the

@@ -29,6 +29,7 @@ const (
 	logCell   = "cell"
 	logError  = "err"
 	logPages  = "pages"
+	logStep   = "step"
 )
 
 // Sweep passes, as PageDone.Pass names them.
@@ -72,7 +73,9 @@ type pageOut struct {
 	// noRecord lists the cells (keys) the page has no row in: their
 	// format's record was not stored.
 	noRecord []string
-	err      error // the sweep cannot go on (canceled)
+	// steps are the rows of the states the crawl's steps left.
+	steps []CellRow
+	err   error // the sweep cannot go on (canceled)
 }
 
 // sweeper holds what every worker shares; it never changes during a
@@ -191,12 +194,18 @@ func Sweep(ctx context.Context, cfg Config, in *parts.Dataset, out store.Store) 
 			return out.err
 		}
 		agg.addPage(out)
+		agg.addSteps(out.steps)
 		errs := 0
 		for i := range out.rows {
 			if out.rows[i].Error != "" {
 				errs++
 			}
 			if err := w.Write(out.rows[i]); err != nil {
+				return err
+			}
+		}
+		for i := range out.steps {
+			if err := w.Write(out.steps[i]); err != nil {
 				return err
 			}
 		}
@@ -271,19 +280,16 @@ func eachPage[T any](ctx context.Context, in *parts.Dataset, pages map[string]pa
 	g.SetLimit(workers)
 	n := 0
 	var scanErr error
-	scan := func(b blobColumns) error {
-		if err := ctx.Err(); err != nil {
-			return context.Cause(ctx)
-		}
-		info, ok := pages[b.PageID]
-		if !ok || b.Step != 0 {
-			return nil // a blob whose pages part is missing (not done), or of a later step
-		}
-		p := pageColumns{pageInfo: info, CaptureEncoding: b.CaptureEncoding, Capture: b.Capture}
-		if !p.renderable() {
+	// pending is the page read last: the states its steps left follow it
+	// in the blobs file, so it goes to a worker once the next page's
+	// first state (or the end) shows they are all read.
+	var pending *pageColumns
+	dispatch := func() error {
+		if pending == nil {
 			return nil
 		}
-		it := item{page: join(info, b), out: make(chan T, 1)}
+		it := item{page: *pending, out: make(chan T, 1)}
+		pending = nil
 		select {
 		case queue <- it:
 		case <-ctx.Done():
@@ -297,7 +303,37 @@ func eachPage[T any](ctx context.Context, in *parts.Dataset, pages map[string]pa
 		})
 		return nil
 	}
+	scan := func(b blobColumns) error {
+		if err := ctx.Err(); err != nil {
+			return context.Cause(ctx)
+		}
+		info, ok := pages[b.PageID]
+		if !ok {
+			return nil // a blob whose pages part is missing (not done)
+		}
+		p := pageColumns{pageInfo: info, CaptureEncoding: b.CaptureEncoding, Capture: b.Capture}
+		if b.Step > 0 {
+			// A later state of the pending page, in step order; any
+			// other is left out (its first state was not renderable).
+			if pending != nil && pending.PageID == b.PageID && b.Step > lastStep(pending) && p.CaptureEncoding == dataset.CaptureEncoding && len(p.Capture) > 0 {
+				pending.Steps = append(pending.Steps, join(info, b))
+			}
+			return nil
+		}
+		if err := dispatch(); err != nil {
+			return err
+		}
+		if !p.renderable() {
+			return nil
+		}
+		page := join(info, b)
+		pending = &page
+		return nil
+	}
 	scanErr = parts.ScanTable(ctx, in, in.Blobs, scan)
+	if scanErr == nil {
+		scanErr = dispatch()
+	}
 	_ = g.Wait()
 	close(queue)
 	consumeErr := <-consumed
@@ -310,6 +346,14 @@ func eachPage[T any](ctx context.Context, in *parts.Dataset, pages map[string]pa
 		return fmt.Errorf("read crawl dataset: %w", scanErr)
 	}
 	return nil
+}
+
+// lastStep is the step of the last state read of p.
+func lastStep(p *pageColumns) int64 {
+	if len(p.Steps) == 0 {
+		return p.Step
+	}
+	return p.Steps[len(p.Steps)-1].Step
 }
 
 // page is the main pass over one page: it decodes the page's records,
@@ -350,7 +394,51 @@ func (s *sweeper) page(ctx context.Context, p pageColumns, t pageTiming) pageOut
 		out.rows = append(out.rows, row)
 		i++
 	}
+	out.steps, out.err = s.steps(ctx, p, pg)
 	return out
+}
+
+// steps renders and measures the states the crawl's steps left of page
+// p (whose first state is first), each following the one before it
+// (space.Page.SetPrevious: stable IDs continue, the step columns compare
+// the two), in every cell, and returns their rows. A state whose capture
+// does not decode is left out, and the next follows the one before it.
+// Render times are of one render (the timing pass times step 0 only).
+func (s *sweeper) steps(ctx context.Context, p pageColumns, first *space.Page) ([]CellRow, error) {
+	var rows []CellRow
+	prev := first
+	for _, st := range p.Steps {
+		pg, _, err := s.load(st, true)
+		if err == nil {
+			err = pg.SetPrevious(prev)
+		}
+		if err != nil {
+			s.cfg.logger().Warn("step state not swept", logPageID, p.PageID, logURL, p.URL, logStep, st.Step, logError, err)
+			continue
+		}
+		// The state's own HTML: the pages row counts step 0's.
+		st.HTMLBytes, st.HTMLTokensCL100K, st.HTMLTokensO200K = ptr(int64(len(st.HTML))), nil, nil
+		html := s.htmlTokens(st)
+		i := 0
+		for m := range s.sweep.Sweep(ctx, ctx, pg, s.spaceCells, html) {
+			if err := ctx.Err(); err != nil {
+				return rows, context.Cause(ctx)
+			}
+			c := s.cells[i]
+			i++
+			if m.NoRecord {
+				continue
+			}
+			row := s.row(ctx, st, c, html, m, cellTiming{})
+			row.Step = st.Step
+			if c.Budget == 0 && row.Error == "" {
+				row.RenderMS, row.RenderRuns = space.MS(m.Render), int64(m.Runs)
+			}
+			rows = append(rows, row)
+		}
+		prev = pg
+	}
+	return rows, nil
 }
 
 // row makes a page's row for one measured cell: its measures, render
@@ -411,7 +499,7 @@ func (s *sweeper) row(ctx context.Context, p pageColumns, c Cell, html space.Tok
 
 // setting is the cell as the one format layer names a rendering.
 func (c Cell) setting() space.Setting {
-	return space.Setting{Format: c.format(), Mode: c.Mode, Options: dom.Options{Expansion: c.Expansion, Text: c.Text}}
+	return space.Setting{Format: c.format(), Mode: c.Mode, Options: dom.Options{Expansion: c.Expansion, Text: c.Text, IDs: c.IDs}}
 }
 
 // load decodes a page's stored records into a space.Page, and returns it
@@ -501,6 +589,7 @@ func (s *sweeper) base(p pageColumns, c Cell, html space.Tokens) CellRow {
 		Mode:              c.Mode,
 		ViewportExpansion: int64(e),
 		TextPolicy:        string(c.Text),
+		IDPolicy:          string(c.setting().IDPolicy()),
 		HTMLMetrics:       dataset.HTMLMetrics{HTMLBytes: p.HTMLBytes, HTMLTokensCL100K: html.CL100K, HTMLTokensO200K: html.O200K},
 		BudgetMetrics:     dataset.BudgetMetrics{TokenBudget: budgetOf(c)},
 	}

@@ -22,6 +22,7 @@ import (
 // wantCellColumns are the documented columns of cells.parquet, in order.
 var wantCellColumns = []string{
 	"run_id", "page_id", "schema_version", "url", "cell", "format", "mode", "viewport_expansion", "text_policy",
+	"id_policy", "step",
 	"token_budget", "budget_expansion", "budget_stage", "dropped_ids", "dropped_lines", "cut_texts", "page_recall", "viewport_recall",
 	"error",
 	"space_sha256", "perception_sha256", "html_bytes", "html_tokens_cl100k", "html_tokens_o200k",
@@ -32,6 +33,8 @@ var wantCellColumns = []string{
 	"render_ms", "tokenize_ms",
 	"llm_model", "llm_ran", "llm_calls", "llm_rounds", "prompt_tokens_api", "completion_tokens_api",
 	"prompt_tokens_local", "llm_ms", "coverage", "hallucinated_ids", "cache_hits",
+	"handles_kept", "handles_same", "handles_wrong", "handles_new", "handles_removed",
+	"delta_bytes", "delta_tokens_cl100k", "delta_tokens_o200k",
 	"render_runs",
 }
 
