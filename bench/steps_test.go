@@ -1,20 +1,15 @@
 package bench
 
 import (
-	"context"
 	"fmt"
-	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"actionspace/corpora"
 	"actionspace/dataset"
 	"actionspace/dom"
 	"actionspace/metrics"
-	"actionspace/pipeline"
 	"actionspace/pipelinetest"
 	"actionspace/space"
 )
@@ -30,33 +25,15 @@ func TestSweep_Steps(t *testing.T) {
 	t.Parallel()
 	var all []StepSummary
 	for _, path := range corpora.MutationPaths() {
-		truth, err := corpora.MutationTruthFor(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := pipeline.DefaultConfig()
-		cfg.RunID, cfg.Workers, cfg.Timeout = "crawl", 1, 20*time.Second
-		cfg.Logger = slog.New(slog.DiscardHandler)
-		cfg.Expansions = []int{0, dom.WholePage}
-		cfg.Encodings = []metrics.Encoding{metrics.CL100K}
-		cfg.IDs = []dom.IDPolicy{dom.IDsPositional, dom.IDsStable}
-		cfg.Page.Steps = truth.Steps
 		dir := t.TempDir()
+		truth, spaces := pipelinetest.CrawlMutation(t, path, dir)
 		crawl := map[string]dataset.SpaceRow{} // by step and bench cell key
-		var mu sync.Mutex
-		b := pipelinetest.New(t, pipelinetest.Options{})
-		if _, err := pipeline.Crawl(context.Background(), cfg, pipeline.TargetsFromURLs([]string{pipelinetest.Origin + path}), dir, b.Opener(), func(r pipeline.Result) {
-			mu.Lock()
-			defer mu.Unlock()
-			for _, s := range r.Spaces {
-				c := Cell{Format: s.Format, Mode: s.Mode, Expansion: int(s.ViewportExpansion), Text: dom.TextPolicy(s.TextPolicy)}
-				if s.IDPolicy == string(dom.IDsStable) {
-					c.IDs = dom.IDsStable
-				}
-				crawl[fmt.Sprint(s.Step, c.Key())] = s
+		for _, s := range spaces {
+			c := Cell{Format: s.Format, Mode: s.Mode, Expansion: int(s.ViewportExpansion), Text: dom.TextPolicy(s.TextPolicy)}
+			if s.IDPolicy == string(dom.IDsStable) {
+				c.IDs = dom.IDsStable
 			}
-		}); err != nil {
-			t.Fatal(err)
+			crawl[fmt.Sprint(s.Step, c.Key())] = s
 		}
 
 		bcfg := testConfig("steps")

@@ -1,17 +1,11 @@
 package pipelinetest
 
 import (
-	"context"
 	"fmt"
-	"log/slog"
-	"sync"
 	"testing"
-	"time"
 
 	"actionspace/corpora"
-	"actionspace/dataset"
 	"actionspace/dom"
-	"actionspace/metrics"
 	"actionspace/pipeline"
 	"actionspace/space"
 )
@@ -65,27 +59,7 @@ func TestCrawl_mutationHandles(t *testing.T) {
 	wrong := map[string]int64{} // by format and ID policy, over every step
 	steps := 0
 	for _, path := range corpora.MutationPaths() {
-		truth, err := corpora.MutationTruthFor(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := pipeline.DefaultConfig()
-		cfg.RunID, cfg.Workers, cfg.Timeout = "handles", 1, 20*time.Second
-		cfg.Logger = slog.New(slog.DiscardHandler)
-		cfg.Expansions = []int{0, dom.WholePage}
-		cfg.Encodings = []metrics.Encoding{metrics.CL100K}
-		cfg.IDs = []dom.IDPolicy{dom.IDsPositional, dom.IDsStable}
-		cfg.Page.Steps = truth.Steps
-		var mu sync.Mutex
-		var rows []dataset.SpaceRow
-		crawler := New(t, Options{}) // a crawl closes its browser
-		if _, err := pipeline.Crawl(context.Background(), cfg, pipeline.TargetsFromURLs([]string{site + path}), t.TempDir(), crawler.Opener(), func(r pipeline.Result) {
-			mu.Lock()
-			defer mu.Unlock()
-			rows = append(rows, r.Spaces...)
-		}); err != nil {
-			t.Fatal(err)
-		}
+		truth, rows := CrawlMutation(t, path, t.TempDir())
 		pc := pipeline.DefaultPageConfig()
 		pc.Steps = truth.Steps
 		ld, err := load(t, b, pc, site+path)
