@@ -31,7 +31,7 @@ const settleScript = `(quiet, max) => new Promise((resolve) => {
 })`
 
 // settleAndCapture waits for a quiet DOM and runs the capture script, both
-// in a fresh isolated world of the main frame, and stitches in the
+// in the isolated world of the main frame's document, and stitches in the
 // cross-origin frames (through sessions where they render in a process of
 // their own). It returns the worlds the captures ran in (see
 // stitchFrames).
@@ -84,11 +84,15 @@ func (p *pwPage) settleAndCapture(ctx context.Context, tab *pwTab, rawURL string
 	return worlds, nil
 }
 
-// isolatedWorld creates a new isolated world in the main frame's current
-// document and returns the frame's id and the world's execution context
-// id. The page's scripts cannot reach its globals, so patched built-ins
-// (JSON, Array.prototype) do not affect what runs there; the DOM is
-// shared.
+// isolatedWorld returns the main frame's id and the execution context id
+// of the isolated world named isolatedWorld in its current document.
+// Chromium makes the world on the first request of a CDP session for a
+// document and gives the same world back at every later one, so every
+// capture of one document (the states an agent's steps leave in it) runs
+// in one world and finds the element keys it gave before (dom.Node.Key);
+// a new document gets a new world. The page's scripts cannot reach its
+// globals, so patched built-ins (JSON, Array.prototype) do not affect
+// what runs there; the DOM is shared.
 func (t *pwTab) isolatedWorld() (string, float64, error) {
 	res, err := t.cdp.Send("Page.getFrameTree", map[string]any{})
 	if err != nil {
