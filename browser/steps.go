@@ -235,11 +235,14 @@ func (p *pwPage) runStep(ctx context.Context, tab *pwTab, rawURL string, n int, 
 	}
 
 	state := &pipeline.Load{BrowserVersion: p.browser.Version()}
-	if err := p.captureState(sctx, tab, rawURL, state); err != nil {
-		return fail(pipeline.ErrorKindOf(err), err)
-	}
+	err = p.captureState(sctx, tab, rawURL, state)
+	// A navigation the network policy refused leaves Chromium's error
+	// page, whatever the capture made of it.
 	if why, _ := p.refusedMain(tab); why != "" {
 		return fail(pipeline.KindBlocked, errors.New(why))
+	}
+	if err != nil {
+		return fail(pipeline.ErrorKindOf(err), err)
 	}
 	if tab.egress != nil {
 		state.BlockedRequests = max(0, tab.egress.Refused()-refusedBefore)

@@ -241,6 +241,7 @@ func stepColumns() []column {
 		{"error_kind", "utf8", false},
 		{"error_message", "utf8", false},
 		{"final_url", "utf8", false},
+		{"blocked_requests", "int64", false},
 		{"ms", "float64", false},
 	}
 }

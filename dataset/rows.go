@@ -930,6 +930,11 @@ type StepRow struct {
 	// FinalURL is the page's URL after the step, without user
 	// information; empty when no state was captured.
 	FinalURL string `parquet:"final_url"`
+	// BlockedRequests is the number of requests of the page that the
+	// network policy refused during the step (see
+	// pages.blocked_requests, which counts step 0's); 0 when no state was
+	// captured.
+	BlockedRequests int64 `parquet:"blocked_requests"`
 	// MS is the step's wall time, the action and the capture of the state
 	// it left (extras and HTML included), in milliseconds.
 	MS float64 `parquet:"ms"`

@@ -132,7 +132,7 @@ func stepRow(i int) StepRow {
 		MS: float64(i) * 12.5}
 	switch r.Status {
 	case StepOK, StepNavigated:
-		r.FinalURL = p.URL + "#after"
+		r.FinalURL, r.BlockedRequests = p.URL+"#after", int64(i%3)
 	case StepFailed, StepTimeout:
 		r.ErrorKind, r.ErrorMessage = "timeout", fmt.Sprintf("step %d: deadline", r.Step)
 	}

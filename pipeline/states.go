@@ -73,11 +73,12 @@ func (p *processor) processSteps(t Target, first *pageState, load *Load) ([]*pag
 			MS: space.MS(s.Duration)}
 		if s.State != nil {
 			row.FinalURL = RedactUserInfo(s.State.FinalURL)
+			row.BlockedRequests = int64(s.State.BlockedRequests)
 			st, err := p.decode(t, s.Step, s.State)
 			if err != nil {
 				row.Status, row.ErrorKind = dataset.StepFailed, string(KindCapture)
 				row.ErrorMessage = fmt.Sprintf("decode the capture of step %d: %v", s.Step, err)
-				row.FinalURL = ""
+				row.FinalURL, row.BlockedRequests = "", 0
 				p.cfg.logger().Warn("step state not decoded", logPageID, t.PageID, logURL, t.URL, logStep, s.Step, logError, err)
 			} else {
 				p.countHTML(t, st)

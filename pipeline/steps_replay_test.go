@@ -187,17 +187,9 @@ func TestCrawl_stepsResume(t *testing.T) {
 // readRows reads every row of table in the dataset at dir.
 func readRows[T any](t *testing.T, dir, table string) []T {
 	t.Helper()
-	files, err := parts.Files(dir, table)
+	rows, err := parts.ReadTable[T](dir, table)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []T
-	for _, f := range files {
-		rows, err := dataset.ReadAll[T](f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, rows...)
-	}
-	return out
+	return rows
 }

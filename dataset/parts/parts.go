@@ -114,6 +114,24 @@ func Files(dir, table string) ([]string, error) {
 	return files, nil
 }
 
+// ReadTable reads every row of every complete part of table in the
+// dataset directory dir (see Files), in file order.
+func ReadTable[T any](dir, table string) ([]T, error) {
+	files, err := Files(dir, table)
+	if err != nil {
+		return nil, err
+	}
+	var rows []T
+	for _, f := range files {
+		rs, err := dataset.ReadAll[T](f)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", f, err)
+		}
+		rows = append(rows, rs...)
+	}
+	return rows, nil
+}
+
 // Rows are the rows one page gives the tables of a dataset: a Writer
 // writer writes them together, into the same part.
 type Rows struct {

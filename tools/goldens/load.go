@@ -7,6 +7,7 @@ import (
 
 	"actionspace/axtree"
 	"actionspace/browser"
+	"actionspace/corpora"
 	"actionspace/dom"
 	"actionspace/pipeline"
 )
@@ -36,6 +37,21 @@ func load(ctx context.Context, b pipeline.Browser, url string) (*state, error) {
 		return nil, err
 	}
 	return newState(ld)
+}
+
+// start serves the corpus and launches the crawl's local Chromium; the
+// function it returns closes both.
+func start(ctx context.Context) (*corpora.Server, pipeline.Browser, func(), error) {
+	srv, err := corpora.Start()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	b, err := launch(ctx)
+	if err != nil {
+		srv.Close()
+		return nil, nil, nil, err
+	}
+	return srv, b, func() { b.Close(); srv.Close() }, nil
 }
 
 // launch starts the crawl's local Chromium.

@@ -88,16 +88,11 @@ func run(ctx context.Context, dir string, runs int, only string, out io.Writer) 
 	if runs < 1 {
 		return fmt.Errorf("-runs %d: want >= 1", runs)
 	}
-	srv, err := corpora.Start()
+	srv, b, closeAll, err := start(ctx)
 	if err != nil {
 		return err
 	}
-	defer srv.Close()
-	b, err := launch(ctx)
-	if err != nil {
-		return err
-	}
-	defer b.Close()
+	defer closeAll()
 	var names []string
 	cost := map[string]*costs{}
 	for r := 0; r < runs; r++ {

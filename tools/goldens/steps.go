@@ -29,18 +29,13 @@ type storedStep struct {
 // runSteps captures every mutation page with its steps
 // (corpora.MutationTruthFor) into dir/<page>/: the first state as a
 // corpus page is stored, each later state in step-<k>/, and the steps in
-// steps.json.
+// steps.json.gz.
 func runSteps(ctx context.Context, dir string, out io.Writer) error {
-	srv, err := corpora.Start()
+	srv, b, closeAll, err := start(ctx)
 	if err != nil {
 		return err
 	}
-	defer srv.Close()
-	b, err := launch(ctx)
-	if err != nil {
-		return err
-	}
-	defer b.Close()
+	defer closeAll()
 	for _, p := range corpora.MutationPaths() {
 		truth, err := corpora.MutationTruthFor(p)
 		if err != nil {
