@@ -55,8 +55,8 @@ type stepAcc struct {
 func (a *aggregate) addSteps(rows []CellRow) {
 	for k := range rows {
 		r := &rows[k]
-		if r.Error != "" || r.Step == 0 {
-			continue
+		if r.Error != "" || r.Step == 0 || (r.HandlesKept == nil && r.DeltaBytes == nil) {
+			continue // (html rows have no step columns)
 		}
 		acc, ok := a.steps[r.Cell]
 		if !ok {
