@@ -14,7 +14,10 @@
 //   - View: [Tree.Select] applies one setting ([Options]): the viewport
 //     window grown by the expansion, occlusion, the nested-control rule,
 //     labels, modal dialogs and the text policy, and assigns IDs (B1, I1,
-//     L1 …) in document order with one counter per letter.
+//     L1 …) in document order with one counter per letter; or, under
+//     [IDsStable], the ID each element keeps for the life of its document
+//     ([Tree.Follow] continues the numbering of the capture before, by
+//     the element keys the capture script keeps: [Node.Key]).
 //
 // A view changes only where a node enters the window:
 // [Tree.EntryExpansion] and [Tree.Expansions] list those expansions, so a

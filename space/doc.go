@@ -11,5 +11,11 @@
 // struct both the spaces table and the bench's cells table embed. Mode
 // names ([ModeFast], [ModeDeep]) live here too.
 //
+// A page's life of steps: [Page.SetPrevious] links the state after an
+// agent's step to the state before it, and the sweep then compares every
+// fixed cell with the same cell of that state (handles kept, same,
+// re-pointed, new and removed, and the tokens of a delta between the two
+// texts; docs/handles.md).
+//
 // The package is offline: it links no browser.
 package space
