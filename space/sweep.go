@@ -111,8 +111,8 @@ func (s Sweeper) render(ctx, renderCtx context.Context, p *Page, html Tokens, m 
 	// The step columns: this cell against the same cell of the state
 	// before (see Page.SetPrevious).
 	cur := p.remember(m.Cell.Setting, m.Rendered)
-	if p.before == nil {
-		return
+	if p.before == nil || !p.before.Has(m.Cell.Format) {
+		return // a first state, or one whose record the state before lacks
 	}
 	prev, err := p.before.traceOf(renderCtx, m.Cell.Setting, s.Renderers)
 	if err == nil {
