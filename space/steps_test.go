@@ -313,3 +313,31 @@ func TestCompareHandles(t *testing.T) {
 		})
 	}
 }
+
+// TestPage_SetPrevious_RecordMissingBefore: a format whose record the
+// state before lacks (an AI snapshot skipped at step 0) gets no step
+// columns, and no error, at the next step.
+func TestPage_SetPrevious_RecordMissingBefore(t *testing.T) {
+	t.Parallel()
+	meter, err := NewMeter(metrics.CL100K)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := storedPages(t)[0]
+	without := s
+	without.aiSnapshot = nil
+	first, next := keyed(decodeStored(t, without), "doc"), keyed(decodeStored(t, s), "doc")
+	if err := next.SetPrevious(first); err != nil {
+		t.Fatal(err)
+	}
+	sw := Sweeper{Renderers: Renderers{ModeFast: Fast{}}, Meter: meter}
+	cells := (Matrix{Formats: []string{FormatPlaywrightAI, FormatAXTree}, Expansions: []int{0}}).Cells()
+	for m := range sw.Sweep(context.Background(), context.Background(), next, cells, Tokens{}) {
+		if m.MeasureErr != nil || m.RenderErr != nil {
+			t.Errorf("%v: %v %v", m.Cell, m.RenderErr, m.MeasureErr)
+		}
+		if got := m.Metrics.HandlesKept != nil; got != (m.Cell.Format == FormatAXTree) {
+			t.Errorf("%v: step columns %v", m.Cell, got)
+		}
+	}
+}
