@@ -30,11 +30,11 @@ func TieCapture(tree *dom.Tree, cands []Candidate) []int {
 	return out
 }
 
-// ByDOM returns the capture element the accessibility tree's node n of
+// byDOM returns the capture element the accessibility tree's node n of
 // rec is, by the DOM identity the browser resolved (axtree.Node.Capture),
 // when the tags agree; -1 otherwise. New ties oracle elements this way
 // first.
-func ByDOM(rec *axtree.Record, tree *dom.Tree, n int) int {
+func byDOM(rec *axtree.Record, tree *dom.Tree, n int) int {
 	nodes := tree.Capture.Nodes
 	an := &rec.Nodes[n]
 	if c := an.Capture; c >= 0 && c < len(nodes) && nodes[c].Kind == dom.ElementNode && nodes[c].Tag == an.Tag {

@@ -126,7 +126,7 @@ func (o *Oracle) match(tree *dom.Tree) {
 	for k := range o.Elements {
 		e := &o.Elements[k]
 		e.Geometry = o.geometry(tree, grid, e)
-		if c := ByDOM(o.Record, tree, e.Node); c >= 0 {
+		if c := byDOM(o.Record, tree, e.Node); c >= 0 {
 			e.Capture, e.MatchedBy = c, ByIdentity
 		} else if e.Geometry >= 0 {
 			e.Capture, e.MatchedBy = e.Geometry, ByGeometry

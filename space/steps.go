@@ -32,8 +32,6 @@ type stepState struct {
 	snapRefs    []string // per AI snapshot line: its ref
 	snapCapture []int    // per AI snapshot line: its capture element, -1 for none
 
-	axOnce    sync.Once
-	axCapture []int // per accessibility node: its capture element, -1 for none
 }
 
 // trace is what the step metrics need of one rendered cell.
@@ -122,7 +120,10 @@ func (p *Page) traceOf(ctx context.Context, s Setting, modes Renderers) (trace, 
 }
 
 // handleKeys returns the handles of a trace of format f and the identity
-// of the element each names (ok false for a handle tied to no element).
+// of the element each names (ok false for a handle tied to no element):
+// an ID's capture element, the capture element an AI snapshot ref's box
+// ties to, an accessibility node id's DOM node (the id is the backend DOM
+// node id, within the capture's document and the node's frame).
 func (p *Page) handleKeys(f string, t trace) (handles []string, keys []dom.ElementKey, ok []bool) {
 	handles = make([]string, len(t.nodes))
 	keys = make([]dom.ElementKey, len(t.nodes))
@@ -138,9 +139,16 @@ func (p *Page) handleKeys(f string, t trace) (handles []string, keys []dom.Eleme
 				handles[i], elem = refs[n], capture[n]
 			}
 		case FormatAXTree:
+			// The node id is the backend DOM node id: DOM identity itself,
+			// for the life of the node, in its frame's renderer.
 			if n >= 0 && n < len(p.AXTree.Nodes) {
-				handles[i], elem = strconv.Itoa(p.AXTree.Nodes[n].Backend), p.axElements()[n]
+				an := &p.AXTree.Nodes[n]
+				handles[i] = strconv.Itoa(an.Backend)
+				if doc := p.Tree.Capture.Page.Doc; doc != "" && an.Backend != 0 && an.Frame >= 0 && an.Frame < len(p.AXTree.Frames) {
+					keys[i], ok[i] = dom.ElementKey{Doc: doc + " " + p.AXTree.Frames[an.Frame].ID, Key: an.Backend}, true
+				}
 			}
+			continue
 		}
 		if elem >= 0 && elem < len(p.Tree.Capture.Nodes) {
 			keys[i], ok[i] = p.Tree.Identity(elem)
@@ -176,31 +184,6 @@ func (p *Page) snapshotElements() ([]string, []int) {
 		}
 	})
 	return st.snapRefs, st.snapCapture
-}
-
-// axElements returns, per accessibility node, the capture element it is:
-// by DOM identity (oracle.ByDOM), else by its box (oracle.TieCapture);
-// -1 for none.
-func (p *Page) axElements() []int {
-	st := p.steps
-	st.axOnce.Do(func() {
-		rec := p.AXTree
-		depths := rec.FrameDepths()
-		st.axCapture = make([]int, len(rec.Nodes))
-		var cands []oracle.Candidate
-		var at []int
-		for i := range rec.Nodes {
-			st.axCapture[i] = oracle.ByDOM(rec, p.Tree, i)
-			if n := &rec.Nodes[i]; st.axCapture[i] < 0 && n.Backend != 0 && n.Box != nil {
-				cands = append(cands, oracle.Candidate{Box: *n.Box, Role: n.Role, Depth: depths[n.Frame]})
-				at = append(at, i)
-			}
-		}
-		for k, c := range oracle.TieCapture(p.Tree, cands) {
-			st.axCapture[at[k]] = c
-		}
-	})
-	return st.axCapture
 }
 
 // HandleChange counts how the handles of one cell fared across a step
