@@ -52,6 +52,10 @@ type CellRow struct {
 	ViewportExpansion int64 `parquet:"viewport_expansion"`
 	// TextPolicy is the context-text policy: viewport, all or none.
 	TextPolicy string `parquet:"text_policy"`
+	// StrategyColumns are an actionspace cell's compression strategies,
+	// as in the spaces table; null in the other formats' cells and in
+	// budget cells.
+	dataset.StrategyColumns
 	// BudgetMetrics are a budget cell's budget, the window it reached,
 	// what it dropped and its recall (see the spaces table); null in the
 	// other cells.

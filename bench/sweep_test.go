@@ -22,6 +22,7 @@ import (
 // wantCellColumns are the documented columns of cells.parquet, in order.
 var wantCellColumns = []string{
 	"run_id", "page_id", "schema_version", "url", "cell", "format", "mode", "viewport_expansion", "text_policy",
+	"group_min_run", "layout", "element_filter",
 	"token_budget", "budget_expansion", "budget_stage", "dropped_ids", "dropped_lines", "cut_texts", "page_recall", "viewport_recall",
 	"error",
 	"space_sha256", "perception_sha256", "html_bytes", "html_tokens_cl100k", "html_tokens_o200k",
@@ -29,7 +30,7 @@ var wantCellColumns = []string{
 	"space_bytes", "perception_bytes",
 	"tokens_cl100k", "tokens_o200k", "perception_tokens_cl100k", "perception_tokens_o200k",
 	"ratio_cl100k", "ratio_o200k", "tokens_skipped", "ratio_skipped", "oracle_in_window", "recall", "extra_handles", "recall_skipped",
-	"render_ms", "tokenize_ms",
+	"recall_filtered", "render_ms", "tokenize_ms",
 	"llm_model", "llm_ran", "llm_calls", "llm_rounds", "prompt_tokens_api", "completion_tokens_api",
 	"prompt_tokens_local", "llm_ms", "coverage", "hallucinated_ids", "cache_hits",
 	"render_runs",

@@ -9,8 +9,10 @@ import "time"
 // the heavy values to the blobs table and added schema_version and format;
 // version 3 added the reason columns (html_tokens_skipped, tokens_skipped,
 // ratio_skipped, recall_skipped, text_skipped) and moved the html format's
-// text out of the spaces table.
-const SchemaVersion = 3
+// text out of the spaces table; version 4 added the compression
+// strategies' columns (group_min_run, layout, element_filter,
+// recall_filtered).
+const SchemaVersion = 4
 
 // Status values of PageRow.Status.
 const (
@@ -367,6 +369,9 @@ type SpaceRow struct {
 	// text, as the reference design does) or "none"; empty for the other
 	// formats, which have no such switch.
 	TextPolicy string `parquet:"text_policy"`
+	// StrategyColumns are the compression strategies an actionspace row
+	// was rendered with; null for the other formats.
+	StrategyColumns
 	// BudgetMetrics are the token budget the row was fitted into and what
 	// fitting it cost; null on an unbudgeted row.
 	BudgetMetrics
@@ -483,6 +488,13 @@ type SpaceMetrics struct {
 	// "none_in_window", "not_applicable" (html) or "failed" (a token
 	// budget that could not be fitted); empty when measured.
 	RecallSkipped string `parquet:"recall_skipped"`
+	// RecallFiltered is the recall against the oracle elements the row's
+	// element filter keeps (element_filter: those whose role is of a kept
+	// kind), in [0, 1]; recall beside it is against all of them, which a
+	// filter lowers by design. Null without a filter (element_filter
+	// "all", the other formats), without an oracle, and when no kept
+	// oracle element is in the window.
+	RecallFiltered *float64 `parquet:"recall_filtered"`
 	// RenderMS is the time taken to select the view and build the action
 	// space and perception text from the decoded capture (for the other
 	// formats, their text from their record), and in a crawl to score it
@@ -686,6 +698,27 @@ type OracleRow struct {
 	// element), label_of_control, or not_captured (no capture element);
 	// null when it got one.
 	MissReason *string `parquet:"miss_reason"`
+}
+
+// StrategyColumns are the compression strategies an actionspace space was
+// rendered with (docs/strategies.md), shared by the spaces table and the
+// bench's cells table. Rows written before schema version 4 have none:
+// read null as no strategy (0, "none", "all").
+type StrategyColumns struct {
+	// GroupMinRun is the least run of same-shaped siblings the text folds
+	// into one header line plus one line per sibling (--group); 0 when
+	// grouping was off. Null for the other formats and for budget rows,
+	// which are rendered plain.
+	GroupMinRun *int64 `parquet:"group_min_run"`
+	// Layout says whether each ID's line carries a coarse position
+	// (--layout): "none" or "coarse" (the centre of the element's box in
+	// hundreds of CSS pixels). Null for the other formats and for budget
+	// rows.
+	Layout *string `parquet:"layout"`
+	// ElementFilter is the element kinds that got IDs (--only): "all", or
+	// kinds joined by "+" from links, buttons, inputs, images, options,
+	// other. Null for the other formats and for budget rows.
+	ElementFilter *string `parquet:"element_filter"`
 }
 
 // BudgetMetrics describe a space fitted into a token budget (crawl and

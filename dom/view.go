@@ -38,6 +38,9 @@ type Options struct {
 	Expansion int
 	// Text is the context-text policy; the zero value means TextViewport.
 	Text TextPolicy
+	// Strategy holds the compression strategies (grouping, layout cues,
+	// element filter); its zero value is none.
+	Strategy
 }
 
 // Validate reports an invalid setting, naming the field.
@@ -50,7 +53,7 @@ func (o Options) Validate() error {
 			return err
 		}
 	}
-	return nil
+	return o.Strategy.Validate()
 }
 
 // Tree is a capture with the derived data every setting shares. It is
@@ -232,7 +235,7 @@ func (t *Tree) Select(opts Options) *View {
 		if !t.candidate[i] || nd.Occluded() || !inWindow(nd, win, opts.Expansion) {
 			continue
 		}
-		if t.Nested(i) {
+		if t.Nested(i) || !opts.Only.Keeps(t.roles[i]) {
 			continue
 		}
 		emit[i] = true

@@ -192,6 +192,7 @@ func (p *processor) space(t Target, m space.Measured) (dataset.SpaceRow, bool) {
 		Mode:              c.Mode,
 		ViewportExpansion: int64(m.Expansion),
 		TextPolicy:        string(c.Options.Text),
+		StrategyColumns:   c.Setting.Columns(c.Budget > 0),
 		Actions:           space.Actions(m.Rendered.Actions),
 	}
 	if c.Budget > 0 && m.RenderErr != nil {

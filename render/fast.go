@@ -58,7 +58,11 @@ type Space struct {
 // Fast renders a view as the fast-mode action space.
 func Fast(v *dom.View) Space {
 	var b strings.Builder
-	writeLines(&b, v, nil, defaultCaps)
+	if strategic(v.Options) {
+		writeStrategic(&b, v)
+	} else {
+		writeLines(&b, v, nil, defaultCaps)
+	}
 	return space(v, nil, b.String())
 }
 
@@ -284,7 +288,7 @@ func perception(v *dom.View, space string) string {
 	b.WriteString("Title: " + truncate(p.Title, MaxText) + "\n")
 	b.WriteString("Captured: " + time.UnixMilli(int64(p.Time)).UTC().Format(time.RFC3339) + "\n")
 	b.WriteString("Viewport: " + strconv.Itoa(int(p.ViewportWidth)) + "x" + strconv.Itoa(int(p.ViewportHeight)) +
-		", expansion " + strconv.Itoa(v.Options.Expansion) + ", text " + string(v.Options.Text) + "\n")
+		", expansion " + strconv.Itoa(v.Options.Expansion) + ", text " + string(v.Options.Text) + strategyNote(v.Options) + "\n")
 	if v.Modal {
 		b.WriteString("Modal dialog open: only its content is shown.\n")
 	}

@@ -28,6 +28,15 @@ type Matrix struct {
 	Expansions []int
 	// Texts lists actionspace's context-text policies.
 	Texts []dom.TextPolicy
+	// Groups, Layouts and Onlys list actionspace's compression strategies
+	// (docs/strategies.md): grouping's least run (0 = off), the layout
+	// cues and the element filters. Each empty list means its default
+	// alone (0, dom.LayoutNone, dom.FilterAll); every fixed-window
+	// actionspace cell is rendered in each of their combinations
+	// (Strategies). Budget cells are plain.
+	Groups  []int
+	Layouts []dom.Layout
+	Onlys   []dom.Filter
 	// Encodings are the tokenizers every text is counted with; the first
 	// leads reports, and budgets are counted in it.
 	Encodings []metrics.Encoding
@@ -75,6 +84,9 @@ func (m Matrix) Validate() error {
 		_, err := dom.ParseTextPolicy(string(t))
 		return err
 	}); err != nil {
+		return err
+	}
+	if err := m.validStrategies(); err != nil {
 		return err
 	}
 	if err := listed("encodings", m.Encodings, func(e metrics.Encoding) error {
@@ -125,7 +137,7 @@ func (c Cell) Cut() bool { return c.Budget > 0 && c.Format != FormatActionSpace 
 
 // Cells expands the matrix into the cells each page is rendered in, in
 // the order of the spaces table's rows: per format (in Formats order),
-// actionspace in every expansion × mode × text policy, playwright-ai and
+// actionspace in every expansion × mode × text policy × strategy, playwright-ai and
 // axtree in every expansion, html once at the whole page (whether or not
 // -1 is among the expansions); then, when actionspace is listed, its
 // budget cells by text policy, then budget; then, with Cuts, the
@@ -138,7 +150,9 @@ func (m Matrix) Cells() []Cell {
 			for _, e := range m.Expansions {
 				for _, mode := range m.Modes {
 					for _, t := range m.Texts {
-						out = append(out, Cell{Setting: Setting{Format: f, Mode: mode, Options: dom.Options{Expansion: e, Text: t}}})
+						for _, st := range m.Strategies() {
+							out = append(out, Cell{Setting: Setting{Format: f, Mode: mode, Options: dom.Options{Expansion: e, Text: t, Strategy: st}}})
+						}
 					}
 				}
 			}

@@ -87,6 +87,10 @@ type Rendered struct {
 	// Handled tells, per oracle element (Oracle.Elements), whether it got
 	// a handle in the space; nil without an oracle, and for html.
 	Handled []bool
+	// OnlyScore is an actionspace space's recall against the oracle
+	// elements its element filter (dom.Options.Only) keeps; nil without
+	// a filter or an oracle.
+	OnlyScore *oracle.Score
 }
 
 // actionSpace reports whether r is an actionspace rendering, the one
