@@ -32,7 +32,9 @@ func productList(n int) *dom.Tree {
 		}
 		return add(nd)
 	}
-	text := func(parent int, s string, r dom.Rect) { add(dom.Node{Kind: dom.TextNode, Parent: parent, Text: s, Rect: r}) }
+	text := func(parent int, s string, r dom.Rect) {
+		add(dom.Node{Kind: dom.TextNode, Parent: parent, Text: s, Rect: r})
+	}
 	html := el(-1, "html", dom.Rect{0, 0, 1280, c.Page.DocHeight})
 	body := el(html, "body", dom.Rect{0, 0, 1280, c.Page.DocHeight})
 	h1 := el(body, "h1", dom.Rect{40, 40, 600, 40})
