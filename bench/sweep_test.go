@@ -316,15 +316,30 @@ func TestConfig_Validate(t *testing.T) {
 
 func TestCell_Key(t *testing.T) {
 	cells := DefaultConfig().Cells()
-	// 2 texts x 5 expansions; playwright-ai and axtree x 5, html once; 2
-	// texts x 4 budgets; 2 baselines x 4 budgets.
-	if got, want := len(cells), 10+11+8+8; got != want {
+	// 2 texts x 5 expansions; browser-use, playwright-ai and axtree x 5,
+	// html once; 2 texts x 4 budgets; 3 baselines x 4 budgets.
+	if got, want := len(cells), 10+16+8+12; got != want {
 		t.Errorf("default cells: %d, want %d", got, want)
 	}
 	for _, c := range cells {
 		got, err := ParseCellKey(c.Key())
 		if err != nil || got != c {
 			t.Errorf("ParseCellKey(%q) = %v, %v; want %v", c.Key(), got, err, c)
+		}
+	}
+	strategic := DefaultConfig()
+	strategic.Groups, strategic.Layouts, strategic.Onlys = []int{0, 3}, []dom.Layout{dom.LayoutCoarse}, []dom.Filter{dom.FilterAll, "links+inputs"}
+	keys := map[string]bool{}
+	for _, c := range strategic.Cells() {
+		got, err := ParseCellKey(c.Key())
+		if err != nil || got != c {
+			t.Errorf("ParseCellKey(%q) = %v, %v; want %v", c.Key(), got, err, c)
+		}
+		keys[c.Key()] = true
+	}
+	for _, want := range []string{"fast/E0/viewport/coarse", "fast/E-1/all/g3,coarse,links+inputs", "fast/B1000/viewport"} {
+		if !keys[want] {
+			t.Errorf("no cell %s among the strategies' cells", want)
 		}
 	}
 	if got, want := (Cell{Mode: space.ModeFast, Expansion: -1, Text: dom.TextAll}).Key(), "fast/E-1/all"; got != want {

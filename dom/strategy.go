@@ -199,3 +199,21 @@ func (o Strategy) Validate() error {
 	}
 	return nil
 }
+
+// InWindow reports whether node i meets the window of expansion e by the
+// test Select applies to elements and context text (the part of the box
+// left visible by scroll boxes, for a grown viewport): what another
+// format rendered from the capture windows its nodes by.
+func (t *Tree) InWindow(i, e int) bool {
+	return inWindow(&t.Capture.Nodes[i], t.Window(e), e)
+}
+
+// kindRole is the role an element filter judges element i by: a label's
+// control's role (a label with an ID stands for its control), the
+// element's own otherwise.
+func (t *Tree) kindRole(i int) string {
+	if nd := &t.Capture.Nodes[i]; nd.Tag == "label" && nd.LabelFor > 0 {
+		return t.roles[nd.LabelFor]
+	}
+	return t.roles[i]
+}

@@ -235,7 +235,7 @@ func (t *Tree) Select(opts Options) *View {
 		if !t.candidate[i] || nd.Occluded() || !inWindow(nd, win, opts.Expansion) {
 			continue
 		}
-		if t.Nested(i) || !opts.Only.Keeps(t.roles[i]) {
+		if t.Nested(i) || !opts.Only.Keeps(t.kindRole(i)) {
 			continue
 		}
 		emit[i] = true

@@ -70,7 +70,7 @@ func (v *View) Why() []Exclusion {
 			out[i] = OutsideWindow
 		case t.Nested(i):
 			out[i] = Nested
-		case !v.Options.Only.Keeps(t.roles[i]):
+		case !v.Options.Only.Keeps(t.kindRole(i)):
 			out[i] = Filtered
 		case nd.Tag == "label" && nd.LabelFor > 0 && emitted[nd.LabelFor]:
 			out[i] = LabelOfControl

@@ -89,7 +89,7 @@ func TestCrawl_Formats(t *testing.T) {
 	for _, r := range readTable[dataset.SpaceRow](t, dir, dataset.SpacesDir) {
 		rows[r.PageID][r.Format+"/"+r.Mode+"/"+itoa(r.ViewportExpansion)+"/"+r.TextPolicy] = r
 	}
-	want := []string{"actionspace/fast/0/viewport", "actionspace/fast/-1/viewport", "playwright-ai//0/", "playwright-ai//-1/", "axtree//0/", "axtree//-1/", "html//-1/"}
+	want := []string{"actionspace/fast/0/viewport", "actionspace/fast/-1/viewport", "browser-use//0/", "browser-use//-1/", "playwright-ai//0/", "playwright-ai//-1/", "axtree//0/", "axtree//-1/", "html//-1/"}
 	for _, k := range want {
 		r, ok := rows[w][k]
 		if !ok {

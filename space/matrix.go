@@ -47,8 +47,8 @@ type Matrix struct {
 	// none.
 	Budgets []int64
 	// Cuts adds, per budget, the cut-from-the-end baseline of every
-	// format with handles on lines (playwright-ai and axtree, when
-	// listed): the format's whole-page text cut to the budget
+	// format with handles on lines (browser-use, playwright-ai and axtree,
+	// when listed; Cuttable): the format's whole-page text cut to the budget
 	// (Meter.CutFormat), what users do today. Bench sets it; a crawl
 	// leaves it off, so the spaces table has no baseline rows.
 	Cuts bool
@@ -137,11 +137,12 @@ func (c Cell) Cut() bool { return c.Budget > 0 && c.Format != FormatActionSpace 
 
 // Cells expands the matrix into the cells each page is rendered in, in
 // the order of the spaces table's rows: per format (in Formats order),
-// actionspace in every expansion × mode × text policy × strategy, playwright-ai and
-// axtree in every expansion, html once at the whole page (whether or not
-// -1 is among the expansions); then, when actionspace is listed, its
-// budget cells by text policy, then budget; then, with Cuts, the
-// baselines of playwright-ai and axtree (when listed) by budget.
+// actionspace in every expansion × mode × text policy × strategy,
+// browser-use, playwright-ai and axtree in every expansion, html once at
+// the whole page (whether or not -1 is among the expansions); then, when
+// actionspace is listed, its budget cells by text policy, then budget;
+// then, with Cuts, the baselines of the Cuttable formats (when listed)
+// by budget.
 func (m Matrix) Cells() []Cell {
 	var out []Cell
 	for _, f := range m.Formats {
@@ -173,7 +174,7 @@ func (m Matrix) Cells() []Cell {
 	}
 	if m.Cuts {
 		for _, f := range m.Formats {
-			if f != FormatPlaywrightAI && f != FormatAXTree {
+			if !Cuttable(f) {
 				continue
 			}
 			for _, n := range m.Budgets {

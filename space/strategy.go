@@ -83,3 +83,10 @@ func (s Setting) Columns(budget bool) dataset.StrategyColumns {
 	}
 	return dataset.StrategyColumns{GroupMinRun: ptr(int64(st.Group)), Layout: &layout, ElementFilter: &only}
 }
+
+// Cuttable reports whether format has handles on lines, so that its
+// whole-page text cut from the end is a baseline for a token budget:
+// browser-use, playwright-ai and axtree.
+func Cuttable(format string) bool {
+	return format == FormatBrowserUse || format == FormatPlaywrightAI || format == FormatAXTree
+}

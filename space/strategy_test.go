@@ -1,0 +1,65 @@
+package space
+
+import (
+	"context"
+	"testing"
+
+	"actionspace/dom"
+	"actionspace/metrics"
+)
+
+// TestRender_Only: on every corpus page, an element filter's recall
+// against the filtered oracle is measured beside the recall against all
+// of it: the filter's own recall is that of the plain rendering on the
+// kept kinds, and the full recall never rises; without a filter the
+// column stays null. The strategy columns say what was rendered.
+func TestRender_Only(t *testing.T) {
+	meter, err := NewMeter(metrics.CL100K)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	modes := Renderers{ModeFast: Fast{}}
+	filters := 0
+	for _, s := range storedPages(t) {
+		page := decodeStored(t, s)
+		plain := Setting{Format: FormatActionSpace, Mode: ModeFast, Options: dom.Options{Expansion: dom.WholePage}}
+		only := plain
+		only.Options.Only = "links+buttons"
+		rp, err := page.Render(ctx, plain, modes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ro, err := page.Render(ctx, only, modes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mp, _ := meter.Measure(ctx, rp, Tokens{})
+		mo, _ := meter.Measure(ctx, ro, Tokens{})
+		if mp.RecallFiltered != nil {
+			t.Errorf("%s: recall_filtered %v without a filter", s.name, *mp.RecallFiltered)
+		}
+		if ro.OnlyScore == nil || ro.OnlyScore.InWindow == 0 {
+			continue
+		}
+		filters++
+		// The plain rendering's recall on the kept kinds.
+		want := page.Oracle.ScoreFilter(page.Tree.Window(dom.WholePage), rp.Handled, "links+buttons")
+		if mo.RecallFiltered == nil || ro.OnlyScore.Handled != want.Handled || ro.OnlyScore.InWindow != want.InWindow {
+			t.Errorf("%s: filtered score %+v, the plain rendering's on links and buttons %+v", s.name, ro.OnlyScore, want)
+		}
+		if *mo.Recall > *mp.Recall {
+			t.Errorf("%s: the filter raised the full recall: %v > %v", s.name, *mo.Recall, *mp.Recall)
+		}
+		cols := only.Columns(false)
+		if *cols.ElementFilter != "links+buttons" || *cols.Layout != "none" || *cols.GroupMinRun != 0 {
+			t.Errorf("%s: strategy columns %v %v %v", s.name, *cols.GroupMinRun, *cols.Layout, *cols.ElementFilter)
+		}
+	}
+	if filters == 0 {
+		t.Fatal("no corpus page has a link or button in the oracle")
+	}
+	if c := (Setting{Format: FormatAXTree}).Columns(false); c.GroupMinRun != nil || c.Layout != nil || c.ElementFilter != nil {
+		t.Errorf("axtree has strategy columns")
+	}
+}
