@@ -198,6 +198,7 @@ func (p *processor) space(t Target, m space.Measured) (dataset.SpaceRow, bool) {
 		log.Warn("token budget not fitted", logPageID, t.PageID, logURL, t.URL, logError, m.RenderErr)
 		row.TokenBudget = ptr(c.Budget)
 		row.TokensSkipped, row.RatioSkipped, row.RecallSkipped = dataset.SkippedFailed, dataset.SkippedSpaceUncounted, dataset.SkippedFailed
+		space.QualityFailed(&row.SpaceMetrics)
 		return row, true
 	}
 	space.StoreText(&row, m.Rendered)
