@@ -59,6 +59,7 @@ func (p *processor) base(t Target, load *Load, attempts int, started time.Time) 
 		row.ScreenshotMS = optMS(load.ScreenshotTime)
 		row.AXTreeMS, row.AXTreeSkipped = optMS(load.AXTreeTime), load.AXTreeSkipped
 		row.AISnapshotMS, row.AISnapshotSkipped = optMS(load.AISnapshotTime), load.AISnapshotSkipped
+		probeColumns(&row, load)
 	}
 	return row
 }
