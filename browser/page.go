@@ -417,6 +417,7 @@ func (p *pwPage) loadPage(ctx context.Context, tab *pwTab, rawURL string) (*pipe
 	secrets.load(ld)
 
 	p.takeExtras(ctx, tab, rawURL, AXTreeInput{Session: tab.cdp, Worlds: worlds, FrameSession: sessions.get}, p.cfg.Extras, secrets, ld)
+	p.probeActionable(ctx, rawURL, worlds, ld) // last: under --actionable-probe all it scrolls
 	return ld, nil
 }
 
