@@ -200,14 +200,6 @@ func (o Strategy) Validate() error {
 	return nil
 }
 
-// InWindow reports whether node i meets the window of expansion e by the
-// test Select applies to elements and context text (the part of the box
-// left visible by scroll boxes, for a grown viewport): what another
-// format rendered from the capture windows its nodes by.
-func (t *Tree) InWindow(i, e int) bool {
-	return inWindow(&t.Capture.Nodes[i], t.Window(e), e)
-}
-
 // kindRole is the role an element filter judges element i by: a label's
 // control's role (a label with an ID stands for its control), the
 // element's own otherwise.
@@ -216,4 +208,19 @@ func (t *Tree) kindRole(i int) string {
 		return t.roles[nd.LabelFor]
 	}
 	return t.roles[i]
+}
+
+// SalientNode reports whether text node i holds salient text (Salient):
+// what the TextSalient policy keeps as context. The page's salient text
+// is found once per tree, on first use; safe for concurrent use.
+func (t *Tree) SalientNode(i int) bool {
+	t.salientOnce.Do(func() {
+		t.salient = make([]bool, len(t.Capture.Nodes))
+		for _, it := range Salient(t).Items {
+			for _, j := range it.Texts {
+				t.salient[j] = true
+			}
+		}
+	})
+	return t.salient[i]
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // TextPolicy decides which context text lines a view emits.
@@ -17,15 +18,19 @@ const (
 	TextViewport TextPolicy = "viewport"
 	TextAll      TextPolicy = "all"
 	TextNone     TextPolicy = "none"
+	// TextSalient emits only the salient text (Salient: headings, alert,
+	// status and live regions, error messages, prices) inside the window:
+	// between none and viewport (docs/strategies.md).
+	TextSalient TextPolicy = "salient"
 )
 
 // ParseTextPolicy validates a text policy name.
 func ParseTextPolicy(s string) (TextPolicy, error) {
 	switch p := TextPolicy(s); p {
-	case TextViewport, TextAll, TextNone:
+	case TextViewport, TextAll, TextNone, TextSalient:
 		return p, nil
 	}
-	return "", fmt.Errorf("unknown text policy %q (want viewport, all or none)", s)
+	return "", fmt.Errorf("unknown text policy %q (want viewport, all, salient or none)", s)
 }
 
 // WholePage is the viewport_expansion that selects the whole page.
@@ -80,6 +85,10 @@ type Tree struct {
 	// element i belongs to, -1 when the capture cannot tell (see
 	// Tree.lightParent).
 	top []int
+	// salient marks the text nodes of the page's salient text, made once
+	// on first use (SalientNode).
+	salientOnce sync.Once
+	salient     []bool
 }
 
 // NewTree derives the shared per-capture data.
@@ -343,6 +352,10 @@ func (t *Tree) showText(opts Options, nd *Node, win Rect, modal bool, i int) boo
 		return false
 	case TextAll:
 		return true
+	case TextSalient:
+		if !t.SalientNode(i) {
+			return false
+		}
 	}
 	return nd.Visible && inWindow(nd, win, opts.Expansion)
 }

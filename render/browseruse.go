@@ -117,7 +117,7 @@ func BrowserUse(t *dom.Tree, o *oracle.Oracle, opt BrowserUseOptions) FormatSpac
 		}
 		if nd.Kind == dom.TextNode {
 			txt := strings.TrimSpace(nd.Text)
-			if utf8.RuneCountInString(txt) <= 1 || !nd.Visible || !t.InWindow(i, win) {
+			if utf8.RuneCountInString(txt) <= 1 || !nd.Visible || !t.NodeInWindow(i, win) {
 				continue
 			}
 			writeTabs(&b, d)
@@ -126,7 +126,7 @@ func BrowserUse(t *dom.Tree, o *oracle.Oracle, opt BrowserUseOptions) FormatSpac
 			line++
 			continue
 		}
-		shown := nd.Visible && t.InWindow(i, win)
+		shown := nd.Visible && t.NodeInWindow(i, win)
 		idx := shown && buInteractive(nd) && !nd.Occluded() && !buContained(nodes, i, passer[i])
 		frame := nd.Tag == "iframe" || nd.Tag == "frame"
 		svg := nd.Tag == "svg"

@@ -63,3 +63,49 @@ func TestRender_Only(t *testing.T) {
 		t.Errorf("axtree has strategy columns")
 	}
 }
+
+// TestRender_SalientText: on every corpus page and window, the salient
+// text policy carries as much salient text as the viewport policy, in
+// no more tokens, and no less than none; on some page it is strictly
+// between the two in tokens.
+func TestRender_SalientText(t *testing.T) {
+	meter, err := NewMeter(metrics.CL100K)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	between := 0
+	for _, s := range storedPages(t) {
+		page := decodeStored(t, s)
+		for _, e := range []int{0, dom.WholePage} {
+			measure := func(text dom.TextPolicy) (tokens int64, salient float64) {
+				set := Setting{Format: FormatActionSpace, Mode: ModeFast, Options: dom.Options{Expansion: e, Text: text}}
+				r, err := page.Render(ctx, set, Renderers{ModeFast: Fast{}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				m, err := meter.Measure(ctx, r, Tokens{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				page.Quality(&m, r, e)
+				if m.SalientRecall == nil {
+					return *m.TokensCL100K, -1
+				}
+				return *m.TokensCL100K, *m.SalientRecall
+			}
+			tn, sn := measure(dom.TextNone)
+			ts, ss := measure(dom.TextSalient)
+			tv, sv := measure(dom.TextViewport)
+			if ss < sv || ts > tv || ts < tn || ss < sn {
+				t.Errorf("%s E=%d: tokens none %d, salient %d, viewport %d; salient recall %.3f, %.3f, %.3f", s.name, e, tn, ts, tv, sn, ss, sv)
+			}
+			if tn < ts && ts < tv {
+				between++
+			}
+		}
+	}
+	if between == 0 {
+		t.Error("the salient policy never lies strictly between none and viewport")
+	}
+}

@@ -43,7 +43,7 @@ func BindMatrix(fs *flag.FlagSet, m *space.Matrix, formats, note string, stderr 
 		return nil
 	})
 	fs.StringVar(&b.expansions, "viewport-expansion", b.expansions, "viewport expansions in CSS pixels (`LIST`; -1 = the whole page)")
-	fs.StringVar(&b.texts, "text", b.texts, "context text (`LIST` of viewport: inside the window, all: every text, none)")
+	fs.StringVar(&b.texts, "text", b.texts, "context text (`LIST` of viewport: inside the window, all: every text, salient: only salient text inside the window, none)")
 	fs.StringVar(&b.encodings, "encodings", b.encodings, "tokenizers to count with (`LIST` of cl100k_base, o200k_base; the first leads reports)")
 	b.strategies.bind(fs, m)
 	fs.StringVar(&b.budgets, "token-budget", b.budgets, "token budgets (`LIST`, e.g. 1000,2000,4000,8000; empty = none): per page and text policy, the fast action space that fits in N tokens of the first of --encodings, perception wrapper included")
