@@ -147,5 +147,6 @@ func (a *aggregate) result(cfg Config, runCfg RunConfig, wall time.Duration) *Re
 		sum.Cells = append(sum.Cells, c.summary(cfg.Encodings, cfg.Prices))
 	}
 	sum.compareFormats(a.pages)
+	sum.compareStrategies(a.pages)
 	return &Result{Summary: sum, samples: a.samples}
 }

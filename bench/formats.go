@@ -71,11 +71,13 @@ type pageFigures struct {
 	tokens map[string]float64
 	recall map[string]float64
 	oracle map[string]int64
+	// filtered is recall_filtered, by cell key (element filter cells).
+	filtered map[string]float64
 }
 
 // figures collects a page's figures from its rows, in enc.
 func figures(url string, rows []CellRow, enc metrics.Encoding) pageFigures {
-	f := pageFigures{url: url, tokens: map[string]float64{}, recall: map[string]float64{}, oracle: map[string]int64{}}
+	f := pageFigures{url: url, tokens: map[string]float64{}, recall: map[string]float64{}, oracle: map[string]int64{}, filtered: map[string]float64{}}
 	for i := range rows {
 		r := &rows[i]
 		if r.Error != "" {
@@ -89,6 +91,9 @@ func figures(url string, rows []CellRow, enc metrics.Encoding) pageFigures {
 		}
 		if r.OracleInWindow != nil {
 			f.oracle[r.Cell] = *r.OracleInWindow
+		}
+		if r.RecallFiltered != nil {
+			f.filtered[r.Cell] = *r.RecallFiltered
 		}
 	}
 	return f
@@ -225,7 +230,7 @@ func (r *Result) writeFormats(w io.Writer, chart bool) {
 	}
 	enc := s.headline()
 	fmt.Fprintf(w, "## Formats side by side\n\n")
-	fmt.Fprintf(w, "The same page states rendered in every format swept, in the same windows: the action space (fast mode, text `%s`), Playwright's AI snapshot (`playwright-ai`), the accessibility tree as WebArena prints it (`axtree`) and the HTML (whole page only). Tokens are per page, of the text itself (the action space without its perception wrapper), %s. Recall is the share of the window's oracle elements (the accessibility tree's actionable elements) that got a handle, mean and median over the pages with an oracle element in the window; html has no handles, so no recall. Pages without a format's stored record have no row in its cells (no record).\n\n",
+	fmt.Fprintf(w, "The same page states rendered in every format swept, in the same windows: the action space (fast mode, text `%s`), browser-use's serializer text (`browser-use`), Playwright's AI snapshot (`playwright-ai`), the accessibility tree as WebArena prints it (`axtree`) and the HTML (whole page only). Tokens are per page, of the text itself (the action space without its perception wrapper), %s. Recall is the share of the window's oracle elements (the accessibility tree's actionable elements) that got a handle, mean and median over the pages with an oracle element in the window; html has no handles, so no recall. Pages without a format's stored record have no row in its cells (no record).\n\n",
 		comparedCell(s.Config, 0).Text, enc)
 	fmt.Fprint(w, "| cell | format | E | pages | no record | tokens mean | tokens median | recall mean | recall median | extra handles/page | actionspace:format tokens (median) |\n")
 	fmt.Fprint(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")

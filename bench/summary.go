@@ -56,6 +56,12 @@ type Summary struct {
 	// whole-page recall is above the action space's (RecallGaps lists the
 	// first of them).
 	RecallGapPages int `json:"recall_gap_pages"`
+	// Strategies compares every fixed-window fast actionspace cell (each
+	// text policy and compression strategy) with the plain action space
+	// and playwright-ai (see StrategyRow); Cheapest names, per expansion,
+	// the cheapest of them that keeps the recall targets.
+	Strategies []StrategyRow `json:"strategies,omitempty"`
+	Cheapest   []StrategyRow `json:"cheapest,omitempty"`
 }
 
 // Input describes the crawl dataset a bench run swept. Sweep fills the
