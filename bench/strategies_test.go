@@ -2,9 +2,12 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"actionspace/dom"
 	"actionspace/space"
 )
 
@@ -72,5 +75,51 @@ func TestSummary_CompareStrategies(t *testing.T) {
 		if !bytes.Contains(svg, []byte(title)) {
 			t.Errorf("the Pareto chart has no panel %q", title)
 		}
+	}
+}
+
+// TestSweep_Strategies sweeps stored captures with every strategy: each
+// strategy cell renders on every page (the timing pass renders the same
+// text as the measuring pass), its rows say their strategy, and grouping
+// and layout keep the plain cell's IDs.
+func TestSweep_Strategies(t *testing.T) {
+	captures := storedCaptures(t)
+	dir := writeCaptureDataset(t, t.TempDir(), captures, datasetOptions{})
+	out := t.TempDir()
+	cfg := testConfig("test-strategies")
+	cfg.Expansions, cfg.Texts = []int{-1}, []dom.TextPolicy{dom.TextViewport, dom.TextSalient}
+	cfg.Groups, cfg.Layouts, cfg.Onlys = []int{0, 3}, []dom.Layout{dom.LayoutNone, dom.LayoutCoarse}, []dom.Filter{dom.FilterAll, "links"}
+	mustSweep(t, cfg, dir, out)
+	_, rows := arrowTable(t, filepath.Join(out, CellsFile))
+	ids := map[string]any{} // the plain cell's ids per page and text
+	for _, r := range rows {
+		if r["error"] != "" {
+			t.Errorf("%s %s: %v", r["url"], r["cell"], r["error"])
+		}
+		c, err := ParseCellKey(r["cell"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r["group_min_run"] != int64(c.Group) || r["layout"] != cmp.Or(string(c.Layout), "none") || r["element_filter"] != cmp.Or(string(c.Only), "all") {
+			t.Errorf("%s: strategy columns %v %v %v", r["cell"], r["group_min_run"], r["layout"], r["element_filter"])
+		}
+		if (r["recall_filtered"] != nil) != (c.Only != "" && r["oracle_in_window"] != nil) && r["recall_filtered"] != nil {
+			t.Errorf("%s: recall_filtered %v", r["cell"], r["recall_filtered"])
+		}
+		if c.Only == "" {
+			key := r["url"].(string) + string(c.Text)
+			if c.Group == 0 && c.Layout == "" {
+				ids[key] = r["action_count"]
+			}
+		}
+	}
+	for _, r := range rows {
+		c, _ := ParseCellKey(r["cell"].(string))
+		if c.Only == "" && r["action_count"] != ids[r["url"].(string)+string(c.Text)] {
+			t.Errorf("%s %s: %v IDs, the plain cell %v", r["url"], r["cell"], r["action_count"], ids[r["url"].(string)+string(c.Text)])
+		}
+	}
+	if want := len(captures) * 2 * 8; len(rows) != want {
+		t.Errorf("%d rows, want %d", len(rows), want)
 	}
 }

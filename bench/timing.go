@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"actionspace/dom"
 	"actionspace/space"
 )
 
@@ -62,7 +61,7 @@ func (s *sweeper) time(ctx context.Context, _ int, p pageColumns) pageTiming {
 				// Select and render, as render_ms has always measured the
 				// action space: scoring against the oracle is not timed.
 				s.renderRun(c, &rds[i], func() (space.Rendered, error) {
-					return s.renderers[c.Mode].Render(ctx, pg.Tree.Select(dom.Options{Expansion: c.Expansion, Text: c.Text}))
+					return s.renderers[c.Mode].Render(ctx, pg.Tree.Select(c.setting().Options))
 				})
 			case !c.actionSpace():
 				// The other formats' renders tie their handles to the
