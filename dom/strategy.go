@@ -211,14 +211,30 @@ func (t *Tree) kindRole(i int) string {
 }
 
 // SalientNode reports whether text node i holds salient text (Salient):
-// what the TextSalient policy keeps as context. The page's salient text
-// is found once per tree, on first use; safe for concurrent use.
-func (t *Tree) SalientNode(i int) bool {
+// what the TextSalient policy keeps as context.
+func (t *Tree) SalientNode(i int) bool { return t.SalientPart(i) != "" }
+
+// SalientPart is the salient text of text node i that the TextSalient
+// policy keeps ("" for none): the node's text when it is part of a
+// heading, a live region or an error message, otherwise the prices found
+// in it, joined by spaces (a price in a paragraph keeps the price, not
+// the paragraph). The page's salient text is found once per tree, on
+// first use; safe for concurrent use.
+func (t *Tree) SalientPart(i int) string {
 	t.salientOnce.Do(func() {
-		t.salient = make([]bool, len(t.Capture.Nodes))
+		t.salient = make([]string, len(t.Capture.Nodes))
+		whole := make([]bool, len(t.Capture.Nodes))
 		for _, it := range Salient(t).Items {
-			for _, j := range it.Texts {
-				t.salient[j] = true
+			for k, j := range it.Texts {
+				switch {
+				case it.Kind != SalientPrice && !whole[j]:
+					t.salient[j], whole[j] = it.Parts[k], true
+				case it.Kind == SalientPrice && !whole[j]:
+					if t.salient[j] != "" {
+						t.salient[j] += " "
+					}
+					t.salient[j] += it.Parts[k]
+				}
 			}
 		}
 	})

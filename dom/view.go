@@ -85,10 +85,10 @@ type Tree struct {
 	// element i belongs to, -1 when the capture cannot tell (see
 	// Tree.lightParent).
 	top []int
-	// salient marks the text nodes of the page's salient text, made once
-	// on first use (SalientNode).
+	// salient holds, per text node, the salient text the TextSalient
+	// policy keeps of it, made once on first use (SalientPart).
 	salientOnce sync.Once
-	salient     []bool
+	salient     []string
 }
 
 // NewTree derives the shared per-capture data.
@@ -322,6 +322,10 @@ func (t *Tree) Select(opts Options) *View {
 		}
 		if lineStart < 0 {
 			lineStart, lineBlock = i, t.block[i]
+		}
+		if opts.Text == TextSalient {
+			appendWords(&line, t.SalientPart(i))
+			continue
 		}
 		appendWords(&line, nd.Text)
 	}
