@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
@@ -211,34 +212,42 @@ func (b *writerBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// paretoOf is a Pareto panel of tokens against the quality of: one line
-// per format through its expansions, and the whole-page strategy cells
-// as labelled points.
+// paretoOf is a Pareto panel of tokens against the quality of (mean per
+// page): one line per format through its expansions, its points labelled
+// with the expansion, and, beside the recall panel, the whole-page
+// strategy cells as labelled crosses.
 func (r *Result) paretoOf(name string, of func(*CellSummary) *float64) (*plot.Plot, error) {
 	s := &r.Summary
+	if !s.hasFormats() {
+		return nil, nil
+	}
 	enc := s.headline()
 	p := plot.New()
-	p.Title.Text = "Tokens against " + name + " (mean per page, " + string(enc) + ")"
+	p.Title.Text = "Tokens against " + name + " per format and expansion (mean per page, " + string(enc) + ")"
 	p.X.Label.Text = "tokens per page, mean (log scale)"
-	p.Y.Label.Text = name + ", mean"
+	p.Y.Label.Text = name + ", mean over pages with one"
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = logTicks{}
 	p.Legend.Top, p.Legend.Left = false, false
+	p.Legend.YOffs = vg.Points(8)
 	lo, hi, bottom := math.Inf(1), 0.0, 1.0
-	add := func(t, q *float64) bool {
+	point := func(c *CellSummary) (plotter.XY, bool) {
+		t, q := c.TokensMean(enc), of(c)
 		if t == nil || q == nil || *t <= 0 {
-			return false
+			return plotter.XY{}, false
 		}
 		lo, hi, bottom = math.Min(lo, *t), math.Max(hi, *t), math.Min(bottom, *q)
-		return true
+		return plotter.XY{X: *t, Y: *q}, true
 	}
 	drawn := false
 	cells := s.formatCells()
 	for k, f := range space.Formats() {
 		var pts plotter.XYs
+		var labels []string
 		for _, c := range cells {
-			if c.Format == f && add(c.TokensMean(enc), of(c)) {
-				pts = append(pts, plotter.XY{X: *c.TokensMean(enc), Y: *of(c)})
+			if xy, ok := point(c); ok && c.Format == f {
+				pts = append(pts, xy)
+				labels = append(labels, "E="+ExpansionLabel(int(c.ViewportExpansion)))
 			}
 		}
 		if len(pts) == 0 {
@@ -248,7 +257,23 @@ func (r *Result) paretoOf(name string, of func(*CellSummary) *float64) (*plot.Pl
 		if err != nil {
 			return nil, err
 		}
-		p.Add(line, dots)
+		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels})
+		if err != nil {
+			return nil, err
+		}
+		for i := range lb.TextStyle {
+			// Formats alternate their labels below and above the
+			// points, so that two formats on top of each other (the
+			// accessibility tree and the AI snapshot both near 1) stay
+			// readable.
+			lb.TextStyle[i].Color = plotutil.Color(k)
+			lb.TextStyle[i].XAlign = -0.5
+			lb.TextStyle[i].YAlign = -1.3
+			if k%2 == 1 {
+				lb.TextStyle[i].YAlign = 0.5
+			}
+		}
+		p.Add(line, dots, lb)
 		p.Legend.Add(f, line, dots)
 		drawn = true
 	}
@@ -256,11 +281,13 @@ func (r *Result) paretoOf(name string, of func(*CellSummary) *float64) (*plot.Pl
 	var labels []string
 	for _, row := range s.Strategies {
 		c := s.Cell(row.Cell)
-		if row.Expansion != -1 || c == nil || (row.Strategy == "" && row.Text == string(comparedCell(s.Config, 0).Text)) || !add(c.TokensMean(enc), of(c)) {
+		if name == "recall" || row.Expansion != -1 || c == nil || (row.Strategy == "" && row.Text == string(comparedCell(s.Config, 0).Text)) {
 			continue
 		}
-		pts = append(pts, plotter.XY{X: *c.TokensMean(enc), Y: *of(c)})
-		labels = append(labels, row.Text+" "+row.Strategy)
+		if xy, ok := point(c); ok {
+			pts = append(pts, xy)
+			labels = append(labels, row.Text+" "+row.Strategy)
+		}
 	}
 	if len(pts) > 0 {
 		sc, err := plotter.NewScatter(pts)
@@ -283,6 +310,8 @@ func (r *Result) paretoOf(name string, of func(*CellSummary) *float64) (*plot.Pl
 		return nil, nil
 	}
 	p.X.Min, p.X.Max = lo/1.5, hi*1.5
+	// The quality axis starts a little below the lowest point, at a
+	// multiple of 0.1, so that differences of a few points show.
 	p.Y.Min, p.Y.Max = math.Max(0, math.Floor(bottom*10-1)/10), 1.04
 	p.Add(plotter.NewGrid())
 	return p, nil

@@ -35,21 +35,8 @@ func writeStrategic(b *strings.Builder, v *dom.View) {
 				continue
 			}
 		}
-		it := v.Items[k]
+		writeItem(b, nodes, v.Items[k], defaultCaps, coarse)
 		k++
-		if !it.IsAction() {
-			b.WriteString("_[:]")
-			b.WriteString(truncate(it.Text, MaxText))
-			b.WriteByte('\n')
-			continue
-		}
-		b.WriteString(it.ID)
-		b.WriteString("[:]")
-		writeElement(b, &nodes[it.Node], it.Text, defaultCaps)
-		if coarse {
-			b.WriteString(position(&nodes[it.Node]))
-		}
-		b.WriteByte('\n')
 	}
 }
 
