@@ -2,6 +2,7 @@ package render
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,7 +31,18 @@ func writeStrategic(b *strings.Builder, v *dom.View) {
 	for k, g := 0, 0; k < len(v.Items); {
 		if g < len(groups) {
 			if from, to := groups[g].Span(); from == k {
-				writeGroup(b, v, groups[g], coarse)
+				// A group folds only when that is shorter than its
+				// lines written plain (a run of two short links is not).
+				var folded, plain strings.Builder
+				writeGroup(&folded, v, groups[g], coarse)
+				for _, it := range v.Items[from:to] {
+					writeItem(&plain, nodes, it, defaultCaps, coarse)
+				}
+				if folded.Len() < plain.Len() {
+					b.WriteString(folded.String())
+				} else {
+					b.WriteString(plain.String())
+				}
 				k, g = to, g+1
 				continue
 			}
@@ -73,6 +85,29 @@ type slot struct {
 	texts  []string
 }
 
+// copies reports whether the attribute a (-1: the text) of slot s holds,
+// in every sibling, the value of the same attribute (or the text) of
+// slot p, the previous action slot: it is then written "^" and left out
+// of the item lines.
+func (s *slot) copies(p *slot, a int) bool {
+	if p == nil {
+		return false
+	}
+	pa := -1
+	if a >= 0 {
+		pa = slices.Index(p.names, s.names[a])
+		if pa < 0 {
+			return false
+		}
+	}
+	for i := range s.texts {
+		if a < 0 && s.texts[i] != p.texts[i] || a >= 0 && s.values[i][a] != p.values[i][pa] {
+			return false
+		}
+	}
+	return true
+}
+
 // varies reports whether the attribute a (-1: the text) differs between
 // siblings.
 func (s *slot) varies(a int) bool {
@@ -86,8 +121,10 @@ func (s *slot) varies(a int) bool {
 
 // writeGroup writes a group: a header line naming the siblings' shape
 // once, each attribute value and text that differs between them written
-// "*", then one line per sibling holding, in template order, the ID of
-// each of its actions and what differs (docs/strategies.md, "Grouping").
+// "*" ("^" when it repeats, in every sibling, the same attribute or text
+// of the previous action slot), then one line per sibling holding, in
+// template order, the ID of each of its actions and the values written
+// "*" (docs/strategies.md, "Grouping").
 func writeGroup(b *strings.Builder, v *dom.View, g dom.Group, coarse bool) {
 	nodes := v.Tree.Capture.Nodes
 	n := g.Items[0][1] - g.Items[0][0]
@@ -125,6 +162,18 @@ func writeGroup(b *strings.Builder, v *dom.View, g dom.Group, coarse bool) {
 			}
 		}
 	}
+	// prev[s] is the action slot before slot s (nil for none).
+	prev := make([]*slot, len(slots))
+	var last *slot
+	for s := range slots {
+		prev[s] = last
+		if slots[s].action {
+			last = &slots[s]
+		}
+	}
+	// own reports whether slot s writes attribute a (-1: the text) per
+	// item: it differs between siblings and copies no earlier slot.
+	own := func(s, a int) bool { return slots[s].varies(a) && !slots[s].copies(prev[s], a) }
 	// The header.
 	b.WriteString("=[:]")
 	b.WriteString(strconv.Itoa(len(g.Children)))
@@ -138,7 +187,10 @@ func writeGroup(b *strings.Builder, v *dom.View, g dom.Group, coarse bool) {
 		}
 		b.WriteByte(' ')
 		field := func(a int) string {
-			if sl.varies(a) {
+			switch {
+			case sl.varies(a) && sl.copies(prev[s], a):
+				return "^"
+			case sl.varies(a):
 				return "*"
 			}
 			if a < 0 {
@@ -183,12 +235,12 @@ func writeGroup(b *strings.Builder, v *dom.View, g dom.Group, coarse bool) {
 				}
 				parts = append(parts, id)
 				for a := range sl.names {
-					if sl.varies(a) {
+					if own(s, a) {
 						parts = append(parts, shown(sl.values[i][a]))
 					}
 				}
 			}
-			if sl.varies(-1) {
+			if own(s, -1) {
 				parts = append(parts, shown(sl.texts[i]))
 			}
 			if len(parts) == 0 {

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -171,5 +172,69 @@ func checkDocBlock(t *testing.T, doc, begin, end, want string) {
 	}
 	if k, g, w, ok := firstDiff(got, want); ok {
 		t.Fatalf("%s: the example differs from the renderer at its line %d:\n got %q\nwant %q\n(run go test ./render -run Doc -update)", doc, k, g, w)
+	}
+}
+
+// TestGroup_Corpus: on every corpus page, grouping keeps each ID (once)
+// and each action name the plain rendering shows, and never costs more
+// characters than the plain rendering; on the products page, the second
+// link of a card, which repeats the first's href and text, is written
+// "^" and its item keeps only its ID.
+func TestGroup_Corpus(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join("testdata", "*", "capture.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range dirs {
+		tree := loadTree(t, path)
+		for _, text := range []dom.TextPolicy{dom.TextViewport, dom.TextSalient} {
+			plain := Fast(tree.Select(dom.Options{Expansion: dom.WholePage, Text: text}))
+			for _, min := range []int{2, 3} {
+				g := Fast(tree.Select(dom.Options{Expansion: dom.WholePage, Text: text, Strategy: dom.Strategy{Group: min}}))
+				where := fmt.Sprintf("%s text %s group %d", filepath.Base(filepath.Dir(path)), text, min)
+				if len(g.ActionSpace) > len(plain.ActionSpace) {
+					t.Errorf("%s: %d characters, plain %d", where, len(g.ActionSpace), len(plain.ActionSpace))
+				}
+				words := map[string]int{}
+				for _, w := range strings.FieldsFunc(g.ActionSpace, func(r rune) bool { return r == ' ' || r == '\n' || r == '[' || r == '|' }) {
+					words[w]++
+				}
+				for _, a := range g.Actions {
+					if words[a.ID] == 0 && !strings.Contains(g.ActionSpace, "\n"+a.ID+"[:]") && !strings.HasPrefix(g.ActionSpace, a.ID+"[:]") {
+						t.Errorf("%s: no ID %s", where, a.ID)
+					}
+					if strings.Contains(plain.ActionSpace, a.Name) && !strings.Contains(g.ActionSpace, a.Name) {
+						t.Errorf("%s: %s's name %q is lost", where, a.ID, a.Name)
+					}
+				}
+				if filepath.Base(filepath.Dir(path)) == "products" && min == 2 && text == dom.TextSalient &&
+					(!strings.Contains(g.ActionSpace, `| <a href="^">^</a> |`) || !strings.Contains(g.ActionSpace, "\nL19 product.html?id=NW-1007 Ridgeline 2 Backpacking Tent | L20 | $329 | B3\n")) {
+					t.Errorf("%s: the repeated link is not written ^:\n%s", where, g.ActionSpace)
+				}
+			}
+		}
+	}
+}
+
+// TestGroup_FoldsOnlyWhenShorter: a run of two short links would cost
+// more folded (the header line) than plain, so it stays plain.
+func TestGroup_FoldsOnlyWhenShorter(t *testing.T) {
+	t.Parallel()
+	c := &dom.Capture{Version: dom.CaptureVersion, Page: dom.PageInfo{ViewportWidth: 800, ViewportHeight: 600, DocWidth: 800, DocHeight: 600}}
+	c.Nodes = []dom.Node{{Kind: dom.ElementNode, Parent: -1, Tag: "ul", Block: 1, Visible: true, Rect: dom.Rect{0, 0, 800, 600}}}
+	for i, name := range []string{"a", "b"} {
+		li := len(c.Nodes)
+		c.Nodes = append(c.Nodes,
+			dom.Node{Kind: dom.ElementNode, Parent: 0, Tag: "li", Block: 1, Visible: true, Rect: dom.Rect{0, float64(30 * i), 100, 20}},
+			dom.Node{Kind: dom.ElementNode, Parent: li, Tag: "a", Signals: []string{"tag"}, Attrs: [][2]string{{"href", "/" + name}}, Visible: true, Rect: dom.Rect{0, float64(30 * i), 100, 20}},
+			dom.Node{Kind: dom.TextNode, Parent: li + 1, Text: strings.ToUpper(name), Visible: true, Rect: dom.Rect{0, float64(30 * i), 10, 20}})
+	}
+	tree := dom.NewTree(c)
+	plain := Fast(tree.Select(dom.Options{}))
+	if g := Fast(tree.Select(dom.Options{Strategy: dom.Strategy{Group: 2}})); g.ActionSpace != plain.ActionSpace {
+		t.Errorf("folded though longer:\n%s", g.ActionSpace)
+	}
+	if len(tree.Select(dom.Options{}).Groups(2, func(dom.Item) string { return "" })) != 1 {
+		t.Error("the two items are not a group")
 	}
 }
