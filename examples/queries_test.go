@@ -274,8 +274,8 @@ type crawl struct {
 }
 
 // rowsPerPage is the number of spaces rows a page gets: actionspace,
-// playwright-ai and axtree at every expansion, html once.
-func (c *crawl) rowsPerPage() int { return 3*len(c.expansions) + 1 }
+// browser-use, playwright-ai and axtree at every expansion, html once.
+func (c *crawl) rowsPerPage() int { return 4*len(c.expansions) + 1 }
 
 // check is what a query's result must look like.
 type check struct {
