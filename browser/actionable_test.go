@@ -38,6 +38,25 @@ var probeLabels = map[string]probeWant{
 	"Accept cookies":       {"true", "true", "", ""},
 }
 
+// probePage loads the probe test page in real Chromium, captures it and
+// takes its accessibility tree.
+func probePage(ctx context.Context, t *testing.T) (*axtree.Record, AXTreeInput) {
+	t.Helper()
+	b := newTestBrowser(t)
+	srv, err := corpora.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	l := b.load(t, srv.URL+"/oracles/probe.html")
+	in := l.input(t)
+	rec, err := TakeAXTree(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, in
+}
+
 // TestProbeActionable_Page: on real Chromium, the probe finds the
 // controls a pointer reaches (plain ones, one whose centre is its own
 // child, a checkbox under its label's styled box, one in an open shadow
@@ -48,20 +67,9 @@ var probeLabels = map[string]probeWant{
 // each control into view, reaches it and the one the banner covered.
 func TestProbeActionable_Page(t *testing.T) {
 	t.Parallel()
-	b := newTestBrowser(t)
-	srv, err := corpora.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	l := b.load(t, srv.URL+"/oracles/probe.html")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	in := l.input(t)
-	rec, err := TakeAXTree(ctx, in)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec, in := probePage(ctx, t)
 	for _, mode := range []string{axtree.ProbeViewport, axtree.ProbeAll} {
 		pr, err := ProbeActionable(ctx, ProbeInput{Record: rec, Worlds: in.Worlds, Mode: mode,
 			Viewport: dom.Rect{0, 0, 1280, 720}, Max: 100, Time: 10 * time.Second})
@@ -114,19 +122,9 @@ func TestProbeActionable_Page(t *testing.T) {
 // the probe says it was capped; a probe without time tests nothing.
 func TestProbeActionable_Cap(t *testing.T) {
 	t.Parallel()
-	b := newTestBrowser(t)
-	srv, err := corpora.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	l := b.load(t, srv.URL+"/oracles/probe.html")
-	ctx := context.Background()
-	in := l.input(t)
-	rec, err := TakeAXTree(ctx, in)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rec, in := probePage(ctx, t)
 	pr, err := ProbeActionable(ctx, ProbeInput{Record: rec, Worlds: in.Worlds, Mode: axtree.ProbeViewport,
 		Viewport: dom.Rect{0, 0, 1280, 720}, Max: 3, Time: 10 * time.Second})
 	if err != nil {
