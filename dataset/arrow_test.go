@@ -78,6 +78,11 @@ func pageColumns() []column {
 		{"capture_capped", "list<element: utf8>", false},
 		{"capture_chars", "int64", true},
 		{"blocked_requests", "int64", false},
+		{"actionable_probe", "utf8", false},
+		{"actionable_probe_ms", "float64", true},
+		{"actionable_probed", "int64", true},
+		{"actionable_probe_capped", "bool", false},
+		{"actionable_probe_skipped", "utf8", false},
 	}
 }
 
@@ -147,6 +152,16 @@ func spaceColumns() []column {
 		{"recall", "float64", true},
 		{"extra_handles", "int64", true},
 		{"recall_skipped", "utf8", false},
+		{"actionable_in_window", "int64", true},
+		{"actionable_recall", "float64", true},
+		{"actionable_probe", "utf8", false},
+		{"actionable_skipped", "utf8", false},
+		{"text_coverage", "float64", true},
+		{"text_coverage_skipped", "utf8", false},
+		{"salient_in_window", "int64", true},
+		{"salient_recall", "float64", true},
+		{"salient_skipped", "utf8", false},
+		{"salient_capped", "bool", false},
 		{"render_ms", "float64", false},
 		{"tokenize_ms", "float64", false},
 		{"llm_model", "utf8", true},
@@ -216,6 +231,10 @@ func oracleColumns() []column {
 		{"capture_element", "int64", true},
 		{"matched_by", "utf8", false},
 		{"miss_reason", "utf8", true},
+		{"actionable", "bool", true},
+		{"actionable_skipped", "utf8", false},
+		{"covering_tag", "utf8", true},
+		{"covering_role", "utf8", true},
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"actionspace/axtree"
 	"actionspace/dataset"
@@ -74,6 +75,11 @@ type Page struct {
 	// Oracle is the page's actionable elements by the accessibility tree,
 	// tied to the capture's elements; nil without AXTree.
 	Oracle *oracle.Oracle
+
+	// salientTexts are the capture's salient texts (dom.Salient), found
+	// once, on first use, by salient.
+	salientOnce  sync.Once
+	salientTexts dom.SalientTexts
 }
 
 // NewPage assembles a page and builds its oracle (once: every setting is

@@ -11,6 +11,7 @@ import (
 	"actionspace/dataset"
 	"actionspace/dom"
 	"actionspace/metrics"
+	"actionspace/render"
 )
 
 // validMatrix is a small valid matrix the table tests edit.
@@ -193,6 +194,7 @@ func TestSweeper_Sweep(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				page.Quality(&want, Rendered{Space: bs.Space, Handled: page.Oracle.Kept(page.Tree, bs.Kept)}, bs.Expansion)
 				if g.Rendered.Perception != text {
 					t.Errorf("%s %s: perception text differs from FitBudget's", s.name, cellKey(c))
 				}
@@ -207,6 +209,7 @@ func TestSweeper_Sweep(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				page.Quality(&want, Rendered{Format: c.Format, Space: render.Space{ActionSpace: cs.Text}, Handled: cs.Handled}, dom.WholePage)
 				if g.Rendered.ActionSpace != text {
 					t.Errorf("%s %s: kept text differs from CutFormat's", s.name, cellKey(c))
 				}
@@ -218,6 +221,7 @@ func TestSweeper_Sweep(t *testing.T) {
 				if want, err = meter.Measure(ctx, r, html); err != nil {
 					t.Fatal(err)
 				}
+				page.Quality(&want, r, c.Setting.WindowExpansion())
 				if g.Rendered.ActionSpace != r.ActionSpace || g.Rendered.Perception != r.Perception {
 					t.Errorf("%s %s: text differs from Page.Render's", s.name, cellKey(c))
 				}
