@@ -9,7 +9,6 @@ import (
 
 	"github.com/mxschmitt/playwright-go"
 
-	"actionspace/axtree"
 	"actionspace/dataset"
 	"actionspace/pipeline"
 )
@@ -342,26 +341,6 @@ func (p *pwPage) evalStep(tab *pwTab, expr string) (any, error) {
 		return nil, fmt.Errorf("create isolated world: %w", err)
 	}
 	return tab.evaluate(world, expr, 0)
-}
-
-// keepScroll runs probe and, when the page has steps after this state and
-// the actionable probe scrolls every element into view, puts the
-// document's scroll back where the capture saw it, so that the next step
-// starts from the state captured (scroll boxes inside the page are not
-// put back).
-func (p *pwPage) keepScroll(tab *pwTab, probe func()) {
-	if len(p.cfg.Steps) == 0 || p.cfg.Extras.ActionableProbe != axtree.ProbeAll {
-		probe()
-		return
-	}
-	at, err := p.evalStep(tab, "[scrollX, scrollY]")
-	probe()
-	if xy, ok := at.([]any); err == nil && ok && len(xy) == 2 {
-		_, err = p.evalStep(tab, fmt.Sprintf("window.scrollTo({left: %v, top: %v, behavior: 'instant'})", xy[0], xy[1]))
-	}
-	if err != nil {
-		p.log.Debug("scroll not put back after the actionable probe", logError, shortError{err})
-	}
 }
 
 // parseTarget reads what stepTargetScript returned.
