@@ -28,7 +28,10 @@ type pageInfo struct {
 
 // blobColumns are the columns of the blobs table the bench reads.
 type blobColumns struct {
-	PageID          string `parquet:"page_id"`
+	PageID string `parquet:"page_id"`
+	// Step is the state of the blob: the bench sweeps step 0, the state
+	// after load (the states after a crawl's --steps are not swept yet).
+	Step            int64  `parquet:"step"`
 	HTML            string `parquet:"html"`
 	Capture         []byte `parquet:"capture,optional"`
 	CaptureEncoding string `parquet:"capture_encoding"`
@@ -91,6 +94,7 @@ func readPages(ctx context.Context, in *parts.Dataset) (map[string]pageInfo, err
 // the progress report.
 type captureColumns struct {
 	PageID          string `parquet:"page_id"`
+	Step            int64  `parquet:"step"`
 	CaptureEncoding string `parquet:"capture_encoding"`
 }
 
@@ -98,7 +102,7 @@ type captureColumns struct {
 func countRenderable(ctx context.Context, in *parts.Dataset, pages map[string]pageInfo) (int, error) {
 	n := 0
 	err := parts.ScanTable(ctx, in, in.Blobs, func(r captureColumns) error {
-		if p, ok := pages[r.PageID]; ok && p.Status == dataset.StatusOK && r.CaptureEncoding == dataset.CaptureEncoding {
+		if p, ok := pages[r.PageID]; ok && r.Step == 0 && p.Status == dataset.StatusOK && r.CaptureEncoding == dataset.CaptureEncoding {
 			n++
 		}
 		return nil

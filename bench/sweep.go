@@ -276,8 +276,8 @@ func eachPage[T any](ctx context.Context, in *parts.Dataset, pages map[string]pa
 			return context.Cause(ctx)
 		}
 		info, ok := pages[b.PageID]
-		if !ok {
-			return nil // a blob whose pages part is missing: not done
+		if !ok || b.Step != 0 {
+			return nil // a blob whose pages part is missing (not done), or of a later step
 		}
 		p := pageColumns{pageInfo: info, CaptureEncoding: b.CaptureEncoding, Capture: b.Capture}
 		if !p.renderable() {

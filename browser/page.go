@@ -81,6 +81,10 @@ type pwPage struct {
 
 	closeOnce sync.Once
 	closeErr  error
+
+	// partial is the load whose steps are being performed, as published
+	// before the current step (see runSteps); nil outside the steps.
+	partial atomic.Pointer[pipeline.Load]
 }
 
 // navResponse is what a main-frame navigation response said.
@@ -250,6 +254,12 @@ func (p *pwPage) Load(ctx context.Context, rawURL string) (*pipeline.Load, error
 		return ld, err
 	}
 	stage, _ := p.stage.Load().(string)
+	if ld := p.abandonedSteps(ctx, p.brokenErr()); ld != nil {
+		// Abandoned in a step: the states captured before it stand.
+		p.markBroken(fmt.Errorf("abandoned a load of %s in %s", rawURL, stage))
+		go func() { _ = p.Close() }()
+		return ld, nil
+	}
 	var abandon error
 	if ctx.Err() == nil { // the page died under the load
 		abandon = &pipeline.PageError{Kind: pipeline.KindBrowser, URL: rawURL, Err: p.brokenErr()}
@@ -321,7 +331,11 @@ func (p *pwPage) load(ctx context.Context, rawURL string) (*pipeline.Load, error
 		tab.egress.Reset()
 	}
 	ld, err := p.loadPage(ctx, tab, rawURL)
-	return p.blockedLoad(tab, rawURL, ld, err)
+	ld, err = p.blockedLoad(tab, rawURL, ld, err)
+	if err == nil && len(p.cfg.Steps) > 0 {
+		p.runSteps(ctx, tab, rawURL, ld)
+	}
+	return ld, err
 }
 
 // loadPage navigates tab to rawURL, captures and reads the HTML.
@@ -358,14 +372,24 @@ func (p *pwPage) loadPage(ctx context.Context, tab *pwTab, rawURL string) (*pipe
 	if !isHTML(ld.ContentType) {
 		return ld, &pipeline.PageError{Kind: pipeline.KindContentType, URL: rawURL, Err: fmt.Errorf("content type %q is not HTML", ld.ContentType)}
 	}
+	return ld, p.captureState(ctx, tab, rawURL, ld)
+}
 
+// captureState captures the page's current state into ld: it settles and
+// runs the capture, takes the screenshot, reads the HTML and takes the
+// extras. The first state of a load and the state after each step are
+// captured by it alike.
+func (p *pwPage) captureState(ctx context.Context, tab *pwTab, rawURL string, ld *pipeline.Load) error {
 	// The sessions of out-of-process frames, opened when a frame capture
 	// or the accessibility tree first needs one.
 	sessions := newFrameSessions(tab.page)
 	defer sessions.close()
 	// A script may navigate the page while it settles, which destroys the
 	// isolated world: wait for the new document and try once more.
-	var worlds []CaptureWorld
+	var (
+		worlds []CaptureWorld
+		err    error
+	)
 	for attempt := 1; ; attempt++ {
 		worlds, err = p.settleAndCapture(ctx, tab, rawURL, ld, sessions)
 		if err == nil {
@@ -378,10 +402,10 @@ func (p *pwPage) loadPage(ctx context.Context, tab *pwTab, rawURL string) (*pipe
 			if pe := (*pipeline.PageError)(nil); errors.As(err, &pe) {
 				cause = pe.Err
 			}
-			return ld, &pipeline.PageError{Kind: pipeline.KindNavigate, URL: rawURL, Err: fmt.Errorf("page kept navigating during capture: %w", cause)}
+			return &pipeline.PageError{Kind: pipeline.KindNavigate, URL: rawURL, Err: fmt.Errorf("page kept navigating during capture: %w", cause)}
 		}
 		if attempt > 1 || !worldGone(err) || ctx.Err() != nil {
-			return ld, err
+			return err
 		}
 		p.stage.Store("navigate")
 		err = tab.page.WaitForLoadState(playwright.PageWaitForLoadStateOptions{
@@ -389,7 +413,7 @@ func (p *pwPage) loadPage(ctx context.Context, tab *pwTab, rawURL string) (*pipe
 			Timeout: playwright.Float(timeoutMS(ctx)),
 		})
 		if err != nil {
-			return ld, p.fail(ctx, rawURL, "navigate", pipeline.KindNavigate, err)
+			return p.fail(ctx, rawURL, "navigate", pipeline.KindNavigate, err)
 		}
 	}
 
@@ -400,11 +424,11 @@ func (p *pwPage) loadPage(ctx context.Context, tab *pwTab, rawURL string) (*pipe
 	p.screenshot(ctx, tab, rawURL, ld)
 
 	p.stage.Store("content")
-	start = time.Now()
+	start := time.Now()
 	html, err := p.content(ctx, tab)
 	ld.Content = time.Since(start)
 	if err != nil {
-		return ld, p.fail(ctx, rawURL, "content", pipeline.KindCapture, err)
+		return p.fail(ctx, rawURL, "content", pipeline.KindCapture, err)
 	}
 	// The page stops at the cap (in UTF-16 code units, never inside a
 	// tag); password and hidden values out, then the cut in bytes: what is
@@ -418,7 +442,7 @@ func (p *pwPage) loadPage(ctx context.Context, tab *pwTab, rawURL string) (*pipe
 
 	p.takeExtras(ctx, tab, rawURL, AXTreeInput{Session: tab.cdp, Worlds: worlds, FrameSession: sessions.get}, p.cfg.Extras, secrets, ld)
 	p.probeActionable(ctx, rawURL, worlds, ld) // last: under --actionable-probe all it scrolls
-	return ld, nil
+	return nil
 }
 
 // content serializes the main frame's document in a fresh isolated world

@@ -92,6 +92,7 @@ func blobColumns() []column {
 		{"page_id", "utf8", false},
 		{"schema_version", "int64", false},
 		{"url", "utf8", false},
+		{"step", "int64", false},
 		{"html", "utf8", false},
 		{"capture", "binary", true},
 		{"capture_encoding", "utf8", false},
@@ -113,6 +114,7 @@ func spaceColumns() []column {
 		{"page_id", "utf8", false},
 		{"schema_version", "int64", false},
 		{"url", "utf8", false},
+		{"step", "int64", false},
 		{"format", "utf8", false},
 		{"mode", "utf8", false},
 		{"viewport_expansion", "int64", false},
@@ -187,6 +189,7 @@ func elementColumns() []column {
 		{"page_id", "utf8", false},
 		{"schema_version", "int64", false},
 		{"url", "utf8", false},
+		{"step", "int64", false},
 		{"element", "int64", false},
 		{"tag", "utf8", false},
 		{"role", "utf8", false},
@@ -217,6 +220,7 @@ func oracleColumns() []column {
 		{"page_id", "utf8", false},
 		{"schema_version", "int64", false},
 		{"url", "utf8", false},
+		{"step", "int64", false},
 		{"element", "int64", false},
 		{"role", "utf8", false},
 		{"name", "utf8", false},
@@ -235,6 +239,24 @@ func oracleColumns() []column {
 		{"actionable_skipped", "utf8", false},
 		{"covering_tag", "utf8", true},
 		{"covering_role", "utf8", true},
+	}
+}
+
+func stepColumns() []column {
+	return []column{
+		{"run_id", "utf8", false},
+		{"page_id", "utf8", false},
+		{"schema_version", "int64", false},
+		{"url", "utf8", false},
+		{"step", "int64", false},
+		{"action", "utf8", false},
+		{"target", "utf8", false},
+		{"status", "utf8", false},
+		{"error_kind", "utf8", false},
+		{"error_message", "utf8", false},
+		{"final_url", "utf8", false},
+		{"blocked_requests", "int64", false},
+		{"ms", "float64", false},
 	}
 }
 
@@ -278,6 +300,11 @@ func TestWriter_arrow(t *testing.T) {
 		}},
 		{"oracle", oracleColumns(), func(path string) []any {
 			rows := makeRows(25, oracleRow)
+			mustWrite(t, path, meta, WriterConfig{RowGroupRows: 10}, rows)
+			return anys(rows)
+		}},
+		{"steps", stepColumns(), func(path string) []any {
+			rows := makeRows(25, stepRow)
 			mustWrite(t, path, meta, WriterConfig{RowGroupRows: 10}, rows)
 			return anys(rows)
 		}},

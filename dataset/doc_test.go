@@ -54,6 +54,7 @@ func docTables() []docTable {
 		{"spaces", "SpaceRow", SpaceRow{}},
 		{"elements", "ElementRow", ElementRow{}},
 		{"oracle", "OracleRow", OracleRow{}},
+		{"steps", "StepRow", StepRow{}},
 		{"spaces.actions", "Action", Action{}},
 	}
 }

@@ -136,7 +136,7 @@ func TestScan(t *testing.T) {
 	}{
 		{"wrong table", func() error {
 			return Scan(path, func(SpaceRow) error { return nil })
-		}, "column format not in file"},
+		}, "column step not in file"},
 		{"wrong type", func() error {
 			return Scan(path, func(struct {
 				URL int64 `parquet:"url"`

@@ -11,8 +11,10 @@ import "time"
 // ratio_skipped, recall_skipped, text_skipped) and moved the html format's
 // text out of the spaces table. Version 4 added the actionable-now oracle
 // (pages.actionable_probe*, spaces.actionable_*, oracle.actionable and
-// covering_*), the text measures (spaces.text_coverage, salient_*) and
-// the compression strategies' columns (group_min_run, layout,
+// covering_*), the text measures (spaces.text_coverage, salient_*), the
+// states after a page's steps (crawl --steps): the step column of
+// spaces, elements, oracle and blobs, and the steps table, and the
+// compression strategies' columns (group_min_run, layout,
 // element_filter, recall_filtered).
 const SchemaVersion = 4
 
@@ -23,6 +25,26 @@ const (
 	// StatusError marks a page that could not be loaded or captured; its
 	// row says why in ErrorKind and ErrorMessage.
 	StatusError = "error"
+)
+
+// Status values of StepRow.Status: how a step of a page ended.
+const (
+	// StepOK: the step acted (or, for wait, waited) and the state it left
+	// was captured, in the same document.
+	StepOK = "ok"
+	// StepNavigated: the step took the page to another document (a link,
+	// a form, going back) and the new document's state was captured.
+	StepNavigated = "navigated"
+	// StepSkipped: the step found nothing to act on (no collapsed control
+	// or empty text input in the viewport, a document that scrolls no
+	// further, nothing to go back from); nothing was done or captured.
+	StepSkipped = "skipped"
+	// StepFailed: the action or the capture after it failed (error_kind
+	// and error_message say why); no state was captured, and the page's
+	// later steps were not performed.
+	StepFailed = "failed"
+	// StepTimeout: the step's time limit ran out first; as for failed.
+	StepTimeout = "timeout"
 )
 
 // Why a value is missing: the values of the *_skipped columns. Each
@@ -294,7 +316,9 @@ type PageRow struct {
 // BlobRow is one row of the blobs table: the heavy values of a captured
 // page, kept out of the pages table so that a scan of pages reads only small
 // columns. It joins PageRow on page_id (and run_id); pages that were not
-// captured have no blobs row.
+// captured have no blobs row. A page with steps (crawl --steps) has one
+// row per state it captured, keyed by (page_id, step): step 0 for the
+// state after load, and one for each step that left a state.
 type BlobRow struct {
 	// RunID identifies the run; see PageRow.RunID.
 	RunID string `parquet:"run_id"`
@@ -306,6 +330,10 @@ type BlobRow struct {
 	SchemaVersion int64 `parquet:"schema_version"`
 	// URL is the page's input URL, repeated from the pages table.
 	URL string `parquet:"url"`
+	// Step is the page state the row describes: 0 for the state after
+	// load (the first capture), k for the state after the page's step k
+	// (crawl --steps; the steps table says what the step did).
+	Step int64 `parquet:"step"`
 	// HTML is the document's HTML serialized from the live DOM at capture
 	// time (not the bytes the server sent), as UTF-8, with the value
 	// attributes of password inputs taken out, cut at --max-html-bytes
@@ -363,8 +391,8 @@ type BlobRow struct {
 	ScreenshotLabeled bool `parquet:"screenshot_labeled"`
 }
 
-// SpaceRow is one row of the spaces table: one row per page x format x
-// mode x viewport_expansion x text policy, for pages that were captured
+// SpaceRow is one row of the spaces table: one row per page x captured
+// state (step) x format x mode x viewport_expansion x text policy, for pages that were captured
 // (and, for playwright-ai and axtree, whose record was stored), and one per
 // page x token budget (crawl --token-budget). It joins PageRow on page_id
 // (and run_id). Pointer fields are nullable as for PageRow; the deep-mode
@@ -381,6 +409,10 @@ type SpaceRow struct {
 	SchemaVersion int64 `parquet:"schema_version"`
 	// URL is the page's input URL, repeated from the pages table.
 	URL string `parquet:"url"`
+	// Step is the page state the row describes: 0 for the state after
+	// load (the first capture), k for the state after the page's step k
+	// (crawl --steps; the steps table says what the step did).
+	Step int64 `parquet:"step"`
 	// Format is the perception format the row renders: "actionspace" (this
 	// project's action space, in the mode of Mode), "playwright-ai"
 	// (Playwright's AI snapshot), "axtree" (the accessibility tree as
@@ -629,7 +661,7 @@ type SpaceMetrics struct {
 }
 
 // ElementRow is one row of the elements table: one row per captured page
-// and element that is interactive by our rules (a candidate for an ID:
+// state (step) and element that is interactive by our rules (a candidate for an ID:
 // interactive by its own signals, enabled and visible; docs/perception.md),
 // in capture order. Which of them a window gives an ID follows from the
 // columns: for a viewport_expansion E >= 0, those with outside_px <= E that
@@ -648,6 +680,10 @@ type ElementRow struct {
 	SchemaVersion int64 `parquet:"schema_version"`
 	// URL is the page's input URL, repeated from the pages table.
 	URL string `parquet:"url"`
+	// Step is the page state the row describes: 0 for the state after
+	// load (the first capture), k for the state after the page's step k
+	// (crawl --steps; the steps table says what the step did).
+	Step int64 `parquet:"step"`
 	// Element is the element's index in the page's capture (its node
 	// number, text nodes counted), unique within the page.
 	Element int64 `parquet:"element"`
@@ -718,8 +754,8 @@ type ElementRow struct {
 	ExtraReason *string `parquet:"extra_reason"`
 }
 
-// OracleRow is one row of the oracle table: one row per captured page and
-// oracle element, the page's actionable elements by Chromium's
+// OracleRow is one row of the oracle table: one row per captured page
+// state (step) and oracle element, the page's actionable elements by Chromium's
 // accessibility tree rather than our capture's rules (nodes with a widget
 // role, or keyboard-focusable, not ignored, hidden or disabled, with a
 // non-empty box; document and frame roots never count), in tree order. It
@@ -736,6 +772,10 @@ type OracleRow struct {
 	SchemaVersion int64 `parquet:"schema_version"`
 	// URL is the page's input URL, repeated from the pages table.
 	URL string `parquet:"url"`
+	// Step is the page state the row describes: 0 for the state after
+	// load (the first capture), k for the state after the page's step k
+	// (crawl --steps; the steps table says what the step did).
+	Step int64 `parquet:"step"`
 	// Element is the oracle element's number within the page, from 0 in
 	// tree order.
 	Element int64 `parquet:"element"`
@@ -924,4 +964,64 @@ type Action struct {
 	Width float64 `parquet:"width"`
 	// Height is the bounding box's height in CSS pixels.
 	Height float64 `parquet:"height"`
+}
+
+// StepRow is one row of the steps table: one row per step of a page that
+// was crawled with steps (crawl --steps), in order, for pages whose first
+// capture succeeded; none without steps. Step 0, the state after load, is
+// the pages row. A step that left a state (ok or navigated) has that
+// state's rows in blobs, spaces, elements and oracle under the same
+// step; a skipped, failed or timed-out one has none. It joins PageRow on
+// page_id (and run_id), and the other tables on (page_id, step).
+type StepRow struct {
+	// RunID identifies the run; see PageRow.RunID.
+	RunID string `parquet:"run_id"`
+	// PageID is the page's ID; see PageRow.PageID.
+	PageID string `parquet:"page_id"`
+	// SchemaVersion is the version of the dataset schema the row was
+	// written with (SchemaVersion of package dataset), so that a union of
+	// parts written by two versions can be told apart.
+	SchemaVersion int64 `parquet:"schema_version"`
+	// URL is the page's input URL, repeated from the pages table.
+	URL string `parquet:"url"`
+	// Step is the step's number, from 1, in the order the steps were
+	// performed.
+	Step int64 `parquet:"step"`
+	// Action is what the step did: "scroll" (the document down by one
+	// viewport height), "expand" (a click on the first visible collapsed
+	// control in the viewport), "type" (a fixed string typed into the
+	// first visible empty text input in the viewport), "wait" (a pause,
+	// then a settle) or "back" (back in the history, after a step that
+	// changed the URL); see docs/steps.md.
+	Action string `parquet:"action"`
+	// Target describes what the step acted on, for a person: the
+	// element's tag, role and name as the page gives them and the rule
+	// that picked it, or the scroll offsets, at most 200 bytes; never the
+	// value typed. For a skipped step, why nothing was done; empty for
+	// wait.
+	Target string `parquet:"target"`
+	// Status says how the step ended: "ok" (acted, and the state it left
+	// captured in the same document), "navigated" (it took the page to
+	// another document, whose state was captured), "skipped" (nothing to
+	// act on; nothing captured), "failed" or "timeout" (the action or the
+	// capture failed, or its time limit ran out: nothing captured, and the
+	// page's later steps not performed).
+	Status string `parquet:"status"`
+	// ErrorKind classifies a failed or timed-out step as the pages table's
+	// error_kind does; empty otherwise.
+	ErrorKind string `parquet:"error_kind"`
+	// ErrorMessage is a failed or timed-out step's full message; empty
+	// otherwise.
+	ErrorMessage string `parquet:"error_message"`
+	// FinalURL is the page's URL after the step, without user
+	// information; empty when no state was captured.
+	FinalURL string `parquet:"final_url"`
+	// BlockedRequests is the number of requests of the page that the
+	// network policy refused during the step (see
+	// pages.blocked_requests, which counts step 0's); 0 when no state was
+	// captured.
+	BlockedRequests int64 `parquet:"blocked_requests"`
+	// MS is the step's wall time, the action and the capture of the state
+	// it left (extras and HTML included), in milliseconds.
+	MS float64 `parquet:"ms"`
 }

@@ -22,6 +22,8 @@ const (
 	ElementsDir = "elements"
 	// OracleDir is the folder of the oracle table ([OracleRow]).
 	OracleDir = "oracle"
+	// StepsDir is the folder of the steps table ([StepRow]).
+	StepsDir = "steps"
 	// PartExt is the extension of a complete part file.
 	PartExt = ".parquet"
 	// PagesGlob, SpacesGlob, BlobsGlob, ElementsGlob and OracleGlob match
@@ -32,4 +34,6 @@ const (
 	BlobsGlob    = BlobsDir + "/**/*" + PartExt
 	ElementsGlob = ElementsDir + "/**/*" + PartExt
 	OracleGlob   = OracleDir + "/**/*" + PartExt
+	// StepsGlob matches every part of the steps table.
+	StepsGlob = StepsDir + "/**/*" + PartExt
 )

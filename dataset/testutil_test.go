@@ -84,7 +84,7 @@ func pageRow(i int) PageRow {
 // label, an ID at the whole page and an oracle element; others extra.
 func elementRow(i int) ElementRow {
 	r := ElementRow{RunID: "run-1", PageID: fmt.Sprintf("p%06d", i/4), SchemaVersion: SchemaVersion,
-		URL: fmt.Sprintf("http://127.0.0.1:8080/page/%d", i/4), Element: int64(3 * i), Tag: "button", Role: "button",
+		URL: fmt.Sprintf("http://127.0.0.1:8080/page/%d", i/4), Step: int64(i % 2), Element: int64(3 * i), Tag: "button", Role: "button",
 		Name: fmt.Sprintf("Go %d", i), Locator: fmt.Sprintf("/html/body/button[%d]", i+1),
 		X: 10.5, Y: float64(40 * i), Width: 80, Height: 24.25, Frame: int64(i % 2), Shadow: i%3 == 1,
 		Occluded: i%7 == 3, Nested: i%5 == 4, InModal: i%6 == 5, Signals: "tag,cursor"}
@@ -104,7 +104,7 @@ func elementRow(i int) ElementRow {
 // handled, the others missed.
 func oracleRow(i int) OracleRow {
 	r := OracleRow{RunID: "run-1", PageID: fmt.Sprintf("p%06d", i/4), SchemaVersion: SchemaVersion,
-		URL: fmt.Sprintf("http://127.0.0.1:8080/page/%d", i/4), Element: int64(i), Role: "link", Name: fmt.Sprintf("Link %d", i),
+		URL: fmt.Sprintf("http://127.0.0.1:8080/page/%d", i/4), Step: int64(i % 3), Element: int64(i), Role: "link", Name: fmt.Sprintf("Link %d", i),
 		X: 1, Y: float64(20 * i), Width: 50.5, Height: 18, Frame: int64(i % 3), QualifiedBy: "role", InWholePage: i%4 != 3}
 	if i%2 == 0 {
 		r.CaptureElement, r.MatchedBy = ptr(int64(2*i)), "identity"
@@ -121,12 +121,30 @@ func testHTML(i int) string {
 		i, strings.Repeat(fmt.Sprintf("<p>row %d</p>", i), 1+i%50))
 }
 
+// stepRow returns the i-th steps row: the steps of the test pages, four
+// a page, of every status, the failed ones with an error.
+func stepRow(i int) StepRow {
+	p := pageRow(i / 4)
+	actions := []string{"scroll", "expand", "type", "wait", "back"}
+	statuses := []string{StepOK, StepNavigated, StepSkipped, StepFailed, StepTimeout}
+	r := StepRow{RunID: p.RunID, PageID: p.PageID, SchemaVersion: SchemaVersion, URL: p.URL, Step: int64(1 + i%4),
+		Action: actions[i%5], Target: fmt.Sprintf("button \"Step %d ünï\" (aria-expanded=false)", i), Status: statuses[i%5],
+		MS: float64(i) * 12.5}
+	switch r.Status {
+	case StepOK, StepNavigated:
+		r.FinalURL, r.BlockedRequests = p.URL+"#after", int64(i%3)
+	case StepFailed, StepTimeout:
+		r.ErrorKind, r.ErrorMessage = "timeout", fmt.Sprintf("step %d: deadline", r.Step)
+	}
+	return r
+}
+
 // blobRow returns the blobs row of the i-th test page (pageRow(i) must be
 // ok): every other one with a screenshot, some labeled; some with the
 // accessibility tree and AI snapshot.
 func blobRow(i int) BlobRow {
 	p := pageRow(i)
-	r := BlobRow{RunID: p.RunID, PageID: p.PageID, SchemaVersion: SchemaVersion, URL: p.URL, HTML: testHTML(i),
+	r := BlobRow{RunID: p.RunID, PageID: p.PageID, SchemaVersion: SchemaVersion, URL: p.URL, Step: int64(i % 3), HTML: testHTML(i),
 		Capture: []byte(fmt.Sprintf(`{"zstd":"pretend","i":%d}`, i)), CaptureEncoding: CaptureEncoding}
 	if i%2 == 0 {
 		r.Screenshot = []byte(fmt.Sprintf("\xff\xd8\xff pretend JPEG %d", i))
@@ -148,6 +166,7 @@ func spaceRow(i int) SpaceRow {
 		RunID:             "run-1",
 		PageID:            fmt.Sprintf("p%06d", i/2),
 		SchemaVersion:     SchemaVersion,
+		Step:              int64(i % 2),
 		Format:            "actionspace",
 		URL:               fmt.Sprintf("http://127.0.0.1:8080/page/%d", i/2),
 		Mode:              "fast",

@@ -110,6 +110,10 @@ type Load struct {
 	// read the HTML; ScreenshotTime the screenshot's round trip (zero when
 	// none was taken).
 	Navigate, Settle, CaptureTime, AXTreeTime, AISnapshotTime, Content, ScreenshotTime time.Duration
+	// Steps are the steps PageConfig.Steps asked for, in order, performed
+	// after this first capture; empty without steps. A step that failed
+	// ends them: the steps after it are not performed.
+	Steps []StepState
 }
 
 // Defaults for [PageConfig].
@@ -166,6 +170,14 @@ type PageConfig struct {
 	// are taken right after it: the formats other than actionspace render
 	// from them (see Config.UseFormats).
 	Extras ExtrasConfig
+	// Steps are the actions performed on the page after its first
+	// capture, in order, each followed by a capture of the state it left
+	// (StepScroll and the others; see docs/steps.md); none by default.
+	Steps []string
+	// StepTimeout bounds each step (its action and its capture) inside
+	// the URL's time limit; 0 gives each step an equal share of the time
+	// the first capture left.
+	StepTimeout time.Duration
 }
 
 // ExtrasConfig says which records of the captured page state a load takes
@@ -271,6 +283,9 @@ func (c PageConfig) Validate() error {
 		return fmt.Errorf("max HTML bytes: %d, want >= 0", c.MaxHTMLBytes)
 	case c.MaxFrames < 0:
 		return fmt.Errorf("max frames: %d, want >= 0", c.MaxFrames)
+	}
+	if err := c.validateSteps(); err != nil {
+		return err
 	}
 	if err := c.Network.Validate(); err != nil {
 		return err

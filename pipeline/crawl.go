@@ -254,6 +254,9 @@ func (c Config) record() string {
 		Public       []string `json:"network_public,omitempty"`
 		// The token budgets of the budget rows.
 		Budgets []int64 `json:"token_budgets,omitempty"`
+		// The steps after the first capture, recorded only when taken.
+		Steps              []string `json:"steps,omitempty"`
+		StepTimeoutSeconds float64  `json:"step_timeout_seconds,omitempty"`
 		// The shard count of a sharded crawl (its index is the partition).
 		Shards int `json:"shards,omitempty"`
 		// Screenshots are recorded only when taken.
@@ -285,6 +288,7 @@ func (c Config) record() string {
 		PartPages: c.Output.PartPages, PartIntervalS: c.Output.PartInterval.Seconds(), Partition: c.Output.Partition,
 		MaxHTMLBytes: c.Page.MaxHTMLBytes, MaxFrames: c.Page.MaxFrames, AllowPrivate: c.Page.Network.AllowPrivate,
 		Budgets: c.Budgets, Shards: c.Shards,
+		Steps: c.Page.Steps, StepTimeoutSeconds: c.Page.StepTimeout.Seconds(),
 	}
 	for _, p := range c.Page.Network.Blocked {
 		rec.Blocked = append(rec.Blocked, p.String())

@@ -12,4 +12,5 @@ const (
 	logStatus    = "status"
 	logSpaces    = "spaces"
 	logSkipped   = "skipped"
+	logStep      = "step"
 )

@@ -302,7 +302,7 @@ func (w *worker) handle(ctx context.Context, t Target) (Result, bool, error) {
 		}
 		log.Debug("retrying", logErrorKind, pe.Kind, logError, err, logAttempt, attempts)
 	}
-	if w.cfg.RecyclePages > 0 && w.loads >= w.cfg.RecyclePages {
+	if w.cfg.RecyclePages > 0 && w.loads >= w.cfg.RecyclePages || err == nil && stepsBrokePage(load) {
 		w.close()
 	}
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 
 	"actionspace/dataset"
 	"actionspace/dom"
-	"actionspace/render"
 	"actionspace/space"
 )
 
@@ -94,20 +93,18 @@ func (p *processor) process(stop context.Context, t Target, load *Load, attempts
 }
 
 // succeeded renders a loaded page in every setting (format, mode,
-// expansion) and makes its rows of every table. A capture that does not
-// decode makes the page an error row. Counting is held to ctx: a count it
-// ends leaves its columns null and says why (the *_skipped columns); the
-// renderers run on renderCtx.
+// expansion) and makes its rows of every table: those of its first state
+// (step 0) and of every state its steps left (see processSteps). A first
+// capture that does not decode makes the page an error row. Counting is
+// held to ctx: a count it ends leaves its columns null and says why (the
+// *_skipped columns); the renderers run on renderCtx.
 func (p *processor) succeeded(ctx, renderCtx context.Context, t Target, load *Load, attempts int, started time.Time) Result {
 	procStart := time.Now()
-	capture, err := dom.Parse(load.Capture)
+	first, err := p.decode(t, 0, load)
 	if err != nil {
 		return p.failed(t, load, &PageError{Kind: KindCapture, URL: t.URL, Err: err}, attempts, started)
 	}
-	packed, err := dataset.CompressCapture(load.Capture)
-	if err != nil {
-		return p.failed(t, load, &PageError{Kind: KindCapture, URL: t.URL, Err: err}, attempts, started)
-	}
+	capture := first.capture
 	row := p.base(t, load, attempts, started)
 	row.Status = dataset.StatusOK
 	pg := capture.Page
@@ -117,8 +114,6 @@ func (p *processor) succeeded(ctx, renderCtx context.Context, t Target, load *Lo
 	row.Title = pg.Title
 	row.HTMLBytes = ptr(int64(max(load.HTMLBytes, len(load.HTML))))
 	row.HTMLTruncated = load.HTMLTruncated
-	blob := &dataset.BlobRow{RunID: p.cfg.RunID, PageID: t.PageID, URL: t.URL, HTML: load.HTML,
-		Capture: packed, CaptureEncoding: dataset.CaptureEncoding}
 	row.ScrollX, row.ScrollY = ptr(pg.ScrollX), ptr(pg.ScrollY)
 	row.PageWidth, row.PageHeight = ptr(pg.DocWidth), ptr(pg.DocHeight)
 	row.DevicePixelRatio = ptr(pg.DPR)
@@ -127,7 +122,6 @@ func (p *processor) succeeded(ctx, renderCtx context.Context, t Target, load *Lo
 	row.CaptureCapped = append([]string{}, pg.Capped...)
 	row.CaptureChars = ptr(int64(pg.Chars))
 
-	tree := dom.NewTree(capture)
 	var elements, texts, interactive int64
 	for i := range capture.Nodes {
 		n := &capture.Nodes[i]
@@ -142,30 +136,30 @@ func (p *processor) succeeded(ctx, renderCtx context.Context, t Target, load *Lo
 	}
 	row.DOMNodes, row.TextNodes, row.InteractiveNodes = ptr(elements), ptr(texts), ptr(interactive)
 
-	html, err := p.meter.Count(load.HTML)
-	if err != nil {
-		row.HTMLUncounted, row.HTMLTokensSkipped = true, space.SkipReason(err)
-		p.cfg.logger().Info("HTML tokens not counted", logPageID, t.PageID, logURL, t.URL, logSkipped, row.HTMLTokensSkipped, logError, err)
+	html := p.countHTML(t, first)
+	if first.htmlErr != nil {
+		row.HTMLUncounted, row.HTMLTokensSkipped = true, space.SkipReason(first.htmlErr)
 	}
 	row.HTMLTokensCL100K, row.HTMLTokensO200K = html.CL100K, html.O200K
 
-	p.extrasColumns(t, blob, load)
-	page := space.NewPage(tree, load.AXTree, load.AISnapshot, load.HTML)
-	spaces := make([]dataset.SpaceRow, 0, len(p.cells))
-	for m := range p.sweeper.Sweep(ctx, renderCtx, page, p.cells, html) {
-		if sr, ok := p.space(t, m); ok {
-			spaces = append(spaces, sr)
+	states, steps := p.processSteps(t, first, load)
+	res := Result{Page: row, Blob: first.blob, Steps: steps}
+	for _, st := range states {
+		// states are in step order: a measure across steps links st.page
+		// to the page of the state before it here, before rendering.
+		p.render(ctx, renderCtx, t, st)
+		if st.step == 0 {
+			res.Spaces, res.Elements, res.Oracle = st.spaces, st.elements, st.oracle
+			continue
 		}
+		res.StepBlobs = append(res.StepBlobs, *st.blob)
+		res.Spaces = append(res.Spaces, st.spaces...)
+		res.Elements = append(res.Elements, st.elements...)
+		res.Oracle = append(res.Oracle, st.oracle...)
 	}
-	elementRows, oracleRows := page.Tables(p.cfg.RunID, t.PageID, t.URL)
-	var labels []render.Action // the first expansion's actions, for a labeled screenshot
-	if p.cfg.Page.Screenshot.Mode == ScreenshotsLabeled && len(load.Screenshot) > 0 {
-		labels = render.Fast(tree.Select(dom.Options{Expansion: p.cfg.Expansions[0], Text: p.cfg.Texts[0]})).Actions
-	}
-	p.screenshotColumns(blob, load, pg, labels)
-	row.ProcessMS = ptr(space.MS(time.Since(procStart)))
-	row.TotalMS = space.MS(time.Since(started))
-	return Result{Page: row, Blob: blob, Spaces: spaces, Elements: elementRows, Oracle: oracleRows}
+	res.Page.ProcessMS = ptr(space.MS(time.Since(procStart)))
+	res.Page.TotalMS = space.MS(time.Since(started))
+	return res
 }
 
 // space makes the spaces row of one measured cell. A cell whose format's

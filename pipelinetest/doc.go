@@ -34,6 +34,19 @@
 // scripted fault answers 404 (pipeline.KindHTTP), as the corpus server
 // does.
 //
+// # Steps
+//
+// The mutation pages (corpora.MutationPaths) are stored with their steps
+// too ([StepsDir], written by `go run ./tools/goldens -steps`): the
+// state after load as any page, the state each step left in
+// step-<k>/, and the steps' actions, targets and statuses. With
+// PageConfig.Steps, a load replays step k when the page was stored with
+// steps and the actions up to k are those stored: its status, target and
+// state (its records as for the first state, with the page URL it had).
+// Any other step is skipped (its target says the replay stores no state
+// for it). A [StepFail] fault fails its step and ends the steps, as a
+// step the browser could not perform does.
+//
 // What the replay does not do: it does not apply the capture script's
 // options, the frame cap or the viewport of the PageConfig (the stored
 // capture is what the crawl's default settings took, at 1280x720), nor

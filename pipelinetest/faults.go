@@ -29,6 +29,10 @@ const (
 	// does when its context ends first: a page slower than the crawl, to
 	// have loads in flight when a test stops it.
 	Slow FaultKind = "slow"
+	// StepFail replays the page but fails its step Fault.Step
+	// (pipeline.KindCapture), which ends its steps: the states before it
+	// stand (see PageConfig.Steps).
+	StepFail FaultKind = "step"
 )
 
 // Fault is a scripted failure of the loads of a URL.
@@ -40,6 +44,9 @@ type Fault struct {
 	Status int `json:"status,omitempty"`
 	// Delay is how long a Slow fault's load takes; only Slow has one.
 	Delay time.Duration `json:"delay,omitempty"`
+	// Step is the step a StepFail fault fails, from 1; only StepFail has
+	// one.
+	Step int `json:"step,omitempty"`
 	// Times is how many loads the fault fails (or slows), counted from
 	// when it was set; the loads after them replay the page at once. 0
 	// means every load.
@@ -49,8 +56,10 @@ type Fault struct {
 // Validate reports a fault that cannot be scripted.
 func (f Fault) Validate() error {
 	switch {
-	case f.Kind != "" && f.Kind != Timeout && f.Kind != Hang && f.Kind != Crash && f.Kind != Status && f.Kind != Slow:
-		return fmt.Errorf("unknown fault kind %q (want timeout, hang, crash, status or slow)", f.Kind)
+	case f.Kind != "" && f.Kind != Timeout && f.Kind != Hang && f.Kind != Crash && f.Kind != Status && f.Kind != Slow && f.Kind != StepFail:
+		return fmt.Errorf("unknown fault kind %q (want timeout, hang, crash, status, slow or step)", f.Kind)
+	case (f.Kind == StepFail) != (f.Step > 0):
+		return fmt.Errorf("step %d: a step fault has one, > 0, and only it", f.Step)
 	case (f.Kind == Slow) != (f.Delay > 0):
 		return fmt.Errorf("delay %v: a slow fault has one, > 0, and only it", f.Delay)
 	case f.Status != 0 && (f.Kind != Status || f.Status < 400 || f.Status > 599):

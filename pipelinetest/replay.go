@@ -52,8 +52,12 @@ const (
 	htmlFile       = "page.html.gz"
 )
 
-// storedDir is the stored pages' directory below the module root.
-var storedDir = filepath.Join("render", "testdata")
+// storedDir is the stored pages' directory below the module root, and
+// stepsDir that of the mutation pages stored with their steps.
+var (
+	storedDir = filepath.Join("render", "testdata")
+	stepsDir  = filepath.Join("pipelinetest", "testdata", "mutation")
+)
 
 // Options say what a Browser reports and which loads fail.
 type Options struct {
@@ -66,10 +70,12 @@ type Options struct {
 	Faults map[string]Fault `json:"faults,omitempty"`
 }
 
-// stored is one page's records as stored.
+// stored is one page's records as stored: a state, and for a page stored
+// with steps (see storedStep) the states its steps left.
 type stored struct {
 	url                               string // as stored, at StoredOrigin
 	capture, axtree, aisnapshot, html []byte
+	steps                             []storedStep
 }
 
 // Browser is a pipeline.Browser that replays stored pages (see the
@@ -95,14 +101,23 @@ type faultState struct {
 // StoredDir returns the directory of the stored corpus pages, the module's
 // render/testdata, looking for the module root (go.mod) from the working
 // directory up: a test's working directory is its package's.
-func StoredDir() (string, error) {
+func StoredDir() (string, error) { return moduleDir(storedDir) }
+
+// StepsDir returns the directory of the mutation pages stored with their
+// steps (corpora.MutationPaths), the module's
+// pipelinetest/testdata/mutation, written by `go run ./tools/goldens
+// -steps`.
+func StepsDir() (string, error) { return moduleDir(stepsDir) }
+
+// moduleDir returns rel below the module root.
+func moduleDir(rel string) (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", fmt.Errorf("find the stored pages: %w", err)
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, storedDir), nil
+			return filepath.Join(dir, rel), nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -112,15 +127,20 @@ func StoredDir() (string, error) {
 	}
 }
 
-// New opens the stored corpus pages (StoredDir) with opts for the test tb
-// and closes the Browser when tb ends; it fails tb if they cannot be read.
+// New opens the stored corpus pages (StoredDir) and the mutation pages
+// stored with their steps (StepsDir) with opts for the test tb and closes
+// the Browser when tb ends; it fails tb if they cannot be read.
 func New(tb testing.TB, opts Options) *Browser {
 	tb.Helper()
 	dir, err := StoredDir()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	b, err := Open(dir, opts)
+	steps, err := StepsDir()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b, err := Open(dir, opts, steps)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -128,15 +148,21 @@ func New(tb testing.TB, opts Options) *Browser {
 	return b
 }
 
-// Open reads every page stored under dir (one folder per page, as
-// render/testdata) and returns a Browser that replays them with opts.
-func Open(dir string, opts Options) (*Browser, error) {
-	folders, err := filepath.Glob(filepath.Join(dir, "*", captureFile))
-	if err != nil {
-		return nil, fmt.Errorf("list stored pages in %s: %w", dir, err)
-	}
-	if len(folders) == 0 {
-		return nil, fmt.Errorf("list stored pages in %s: none (regenerate them with `make goldens`)", dir)
+// Open reads every page stored under dir, and under each of more (one
+// folder per page, as render/testdata; a page stored with steps as
+// StepsDir holds them), and returns a Browser that replays them with
+// opts.
+func Open(dir string, opts Options, more ...string) (*Browser, error) {
+	var folders []string
+	for _, d := range append([]string{dir}, more...) {
+		found, err := filepath.Glob(filepath.Join(d, "*", captureFile))
+		if err != nil {
+			return nil, fmt.Errorf("list stored pages in %s: %w", d, err)
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("list stored pages in %s: none (regenerate them with `make goldens`)", d)
+		}
+		folders = append(folders, found...)
 	}
 	b := &Browser{version: opts.Version, pages: map[string]*stored{}, faults: map[string]*faultState{}, loads: map[string]int{}}
 	if b.version == "" {
@@ -144,6 +170,9 @@ func Open(dir string, opts Options) (*Browser, error) {
 	}
 	for _, f := range folders {
 		page, err := readPage(filepath.Dir(f))
+		if err == nil {
+			page.steps, err = readSteps(filepath.Dir(f))
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -385,7 +414,7 @@ func (p *Page) load(ctx context.Context, rawURL string) (*pipeline.Load, error) 
 			return ld, &pipeline.PageError{Kind: pipeline.ErrorKindOf(err), URL: rawURL, Err: fmt.Errorf("navigate: scripted slow load of %v: %w", fault.Delay, err)}
 		}
 		ld.Navigate = fault.Delay
-	} else if faulted {
+	} else if faulted && fault.Kind != StepFail {
 		return p.fail(ctx, ld, rawURL, fault)
 	}
 	pth := u.Path
@@ -396,7 +425,7 @@ func (p *Page) load(ctx context.Context, rawURL string) (*pipeline.Load, error) 
 	if page == nil {
 		return failStatus(ld, rawURL, http.StatusNotFound)
 	}
-	return p.replay(ld, page, u)
+	return p.replay(ld, page, u, fault, faulted && fault.Kind == StepFail)
 }
 
 // fail makes the outcome of a scripted fault.
@@ -427,8 +456,19 @@ func failStatus(ld *pipeline.Load, rawURL string, code int) (*pipeline.Load, err
 // server's.
 const htmlType = "text/html; charset=utf-8"
 
-// replay makes the Load of stored page at u.
-func (p *Page) replay(ld *pipeline.Load, page *stored, u *url.URL) (*pipeline.Load, error) {
+// replay makes the Load of stored page at u, and of its steps (see
+// replaySteps).
+func (p *Page) replay(ld *pipeline.Load, page *stored, u *url.URL, fault Fault, faulted bool) (*pipeline.Load, error) {
+	ld, err := p.replayState(ld, page, u, u.String())
+	if err != nil {
+		return ld, err
+	}
+	return p.replaySteps(ld, page, u, fault, faulted)
+}
+
+// replayState fills ld with the stored state page, loaded from u, whose
+// capture's page URL becomes pageURL.
+func (p *Page) replayState(ld *pipeline.Load, page *stored, u *url.URL, pageURL string) (*pipeline.Load, error) {
 	origin := []byte(u.Scheme + "://" + u.Host)
 	local := func(data []byte) []byte { return bytes.ReplaceAll(data, []byte(StoredOrigin), origin) }
 	ld.HTTPStatus, ld.ContentType = http.StatusOK, htmlType
@@ -437,7 +477,7 @@ func (p *Page) replay(ld *pipeline.Load, page *stored, u *url.URL) (*pipeline.Lo
 	// The capture's page URL is the URL loaded, query and all; every other
 	// URL of the records moves to its origin.
 	was, _ := json.Marshal(page.url)
-	now, _ := json.Marshal(u.String())
+	now, _ := json.Marshal(pageURL)
 	ld.Capture = local(bytes.Replace(page.capture, append([]byte(`"url":`), was...), append([]byte(`"url":`), now...), 1))
 	ld.CapturedAt = time.Now()
 

@@ -62,8 +62,8 @@ func pageError(t *testing.T, err error) *pipeline.PageError {
 func TestReplay_EveryCorpusPage(t *testing.T) {
 	t.Parallel()
 	b := New(t, Options{})
-	if got, want := len(b.Paths()), len(corpora.DefaultPaths()); got != want {
-		t.Errorf("%d stored pages, want one per corpus page (%d)", got, want)
+	if got, want := len(b.Paths()), len(corpora.DefaultPaths())+len(corpora.MutationPaths()); got != want {
+		t.Errorf("%d stored pages, want one per corpus page and mutation page (%d)", got, want)
 	}
 	dir, err := StoredDir()
 	if err != nil {

@@ -141,6 +141,7 @@ func (o *poolOptions) apply(cfg *pipeline.Config) {
 // (capture_capped, html_truncated; see docs/crawl.md).
 type pageOptions struct {
 	page     pipeline.PageConfig
+	steps    string
 	viewport string
 	shots    string
 	shotQ    int
@@ -173,6 +174,8 @@ func (o *pageOptions) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&s.MaxSecrets, "max-secrets", s.MaxSecrets, "keep at most `N` values of password and hidden inputs per page to scrub from its stored text (past it: capture_capped has secrets)")
 	fs.IntVar(&p.MaxFrames, "max-frames", p.MaxFrames, "capture at most `N` cross-origin frames per page")
 	fs.IntVar(&p.MaxHTMLBytes, "max-html-bytes", p.MaxHTMLBytes, "store and count at most `N` bytes of each page's HTML (password values taken out first)")
+	fs.StringVar(&o.steps, "steps", "", "after the first capture, perform the steps in `LIST` (scroll, expand, type, wait, back; comma-separated) and capture the state each leaves (docs/steps.md)")
+	fs.DurationVar(&p.StepTimeout, "step-timeout", p.StepTimeout, "limit each step to `DURATION` inside the URL's --timeout; 0 gives each an equal share of what the first capture left")
 	o.network.AddFlags(fs)
 }
 
@@ -195,6 +198,12 @@ func (o *pageOptions) Config() (pipeline.PageConfig, error) {
 		p.Screenshot.Format = pipeline.ScreenshotPNG
 	default:
 		p.Screenshot.Quality = o.shotQ
+	}
+	if p.Steps, err = pipeline.ParseSteps(o.steps); err != nil {
+		return p, cli.Usagef("--steps: %v", err)
+	}
+	if p.StepTimeout < 0 {
+		return p, cli.Usagef("--step-timeout: %v, want >= 0", p.StepTimeout)
 	}
 	p.Network = o.network.nc
 	return p, nil

@@ -6,6 +6,9 @@ import (
 	"net/netip"
 	"slices"
 	"testing"
+	"time"
+
+	"actionspace/pipeline"
 )
 
 // TestNetworkOptions parses the policy flags: range lists add up over
@@ -34,5 +37,34 @@ func TestNetworkOptions(t *testing.T) {
 	o.AddFlags(fs)
 	if err := fs.Parse([]string{"--net-public", "10.0.0.0/99"}); err == nil {
 		t.Error("a bad range parsed")
+	}
+}
+
+// TestPageOptions_steps parses --steps and --step-timeout into the page
+// config; an unknown step or a negative limit is a usage error, and no
+// --steps gives no steps.
+func TestPageOptions_steps(t *testing.T) {
+	t.Parallel()
+	parse := func(args ...string) (pipeline.PageConfig, error) {
+		var o pageOptions
+		fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		o.AddFlags(fs)
+		if err := fs.Parse(args); err != nil {
+			return pipeline.PageConfig{}, err
+		}
+		return o.Config()
+	}
+	p, err := parse("--steps", "scroll,expand, type,wait,back", "--step-timeout", "3s")
+	if err != nil || !slices.Equal(p.Steps, []string{"scroll", "expand", "type", "wait", "back"}) || p.StepTimeout != 3*time.Second {
+		t.Errorf("steps %v, limit %v, %v", p.Steps, p.StepTimeout, err)
+	}
+	if p, err := parse(); err != nil || p.Steps != nil || p.StepTimeout != 0 {
+		t.Errorf("no flags: steps %v, limit %v, %v", p.Steps, p.StepTimeout, err)
+	}
+	for _, bad := range [][]string{{"--steps", "scroll,jump"}, {"--step-timeout", "-1s"}} {
+		if _, err := parse(bad...); err == nil {
+			t.Errorf("%v parsed", bad)
+		}
 	}
 }

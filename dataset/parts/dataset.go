@@ -18,8 +18,13 @@ type Dataset struct {
 	// Loc is where the dataset is, without URL parameters (for reports).
 	Loc string
 	// Pages and Blobs are the keys of the complete part files of the two
-	// tables in Store.
+	// tables in Store. A page crawled with steps has a blobs row per
+	// state it captured (the blobs' step column; 0 is the state after
+	// load).
 	Pages, Blobs []string
+	// Steps are the keys of the complete part files of the steps table:
+	// what each step of a page did (none when the crawl had no steps).
+	Steps []string
 	// Store holds the parts; they are read by ranged reads.
 	Store store.Store
 }
@@ -43,6 +48,9 @@ func Open(ctx context.Context, loc string) (*Dataset, error) {
 	d.Store = st
 	if d.Pages, err = Keys(ctx, st, dataset.PagesDir); err == nil {
 		d.Blobs, err = Keys(ctx, st, dataset.BlobsDir)
+	}
+	if err == nil {
+		d.Steps, err = Keys(ctx, st, dataset.StepsDir)
 	}
 	if err == nil && len(d.Pages) == 0 {
 		err = fmt.Errorf("no pages files (want %s)", dataset.PagesGlob)
@@ -74,8 +82,8 @@ func (d *Dataset) Metadata(ctx context.Context) (dataset.Metadata, error) {
 	return ReadMetadata(ctx, d.Store, d.Pages[0])
 }
 
-// ScanTable calls fn for every row of every part of keys (d.Pages or
-// d.Blobs), in order, as Scan does for one; it stops at the first error,
+// ScanTable calls fn for every row of every part of keys (d.Pages,
+// d.Blobs or d.Steps), in order, as Scan does for one; it stops at the first error,
 // and returns an error of fn unchanged.
 func ScanTable[T any](ctx context.Context, d *Dataset, keys []string, fn func(T) error) error {
 	for _, k := range keys {

@@ -114,6 +114,24 @@ func Files(dir, table string) ([]string, error) {
 	return files, nil
 }
 
+// ReadTable reads every row of every complete part of table in the
+// dataset directory dir (see Files), in file order.
+func ReadTable[T any](dir, table string) ([]T, error) {
+	files, err := Files(dir, table)
+	if err != nil {
+		return nil, err
+	}
+	var rows []T
+	for _, f := range files {
+		rs, err := dataset.ReadAll[T](f)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", f, err)
+		}
+		rows = append(rows, rs...)
+	}
+	return rows, nil
+}
+
 // Rows are the rows one page gives the tables of a dataset: a Writer
 // writer writes them together, into the same part.
 type Rows struct {
@@ -130,6 +148,12 @@ type Rows struct {
 	// Oracle are the page's oracle rows; none when its accessibility tree
 	// was not stored.
 	Oracle []dataset.OracleRow
+	// Steps are the page's steps rows, one per step performed after its
+	// first capture (crawl --steps); none without steps.
+	Steps []dataset.StepRow
+	// StepBlobs hold the heavy values of the states the page's steps
+	// left, one per step with a state, in step order; Blob is step 0's.
+	StepBlobs []dataset.BlobRow
 }
 
 // Writer writes a crawl's rows into rotating parts of its output partition:

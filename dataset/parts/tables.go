@@ -169,12 +169,13 @@ func tableDefs() []table {
 		defineTable(dataset.SpacesDir, dataset.DefaultRowGroupRows, func(r *Rows) []dataset.SpaceRow { return r.Spaces }),
 		defineTable(dataset.BlobsDir, blobsRowGroup, func(r *Rows) []dataset.BlobRow {
 			if r.Blob == nil {
-				return nil
+				return r.StepBlobs
 			}
-			return []dataset.BlobRow{*r.Blob}
+			return append([]dataset.BlobRow{*r.Blob}, r.StepBlobs...)
 		}),
 		defineTable(dataset.ElementsDir, dataset.DefaultRowGroupRows, func(r *Rows) []dataset.ElementRow { return r.Elements }),
 		defineTable(dataset.OracleDir, dataset.DefaultRowGroupRows, func(r *Rows) []dataset.OracleRow { return r.Oracle }),
+		defineTable(dataset.StepsDir, dataset.DefaultRowGroupRows, func(r *Rows) []dataset.StepRow { return r.Steps }),
 		defineTable(dataset.PagesDir, pagesRowGroup, func(r *Rows) []dataset.PageRow { return []dataset.PageRow{r.Page} }),
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"actionspace/axtree"
 	"actionspace/browser"
+	"actionspace/corpora"
 	"actionspace/dom"
 	"actionspace/pipeline"
 )
@@ -35,16 +36,22 @@ func load(ctx context.Context, b pipeline.Browser, url string) (*state, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &state{axtree: ld.AXTree, snapshot: ld.AISnapshot, html: ld.HTML,
-		captureTime: ld.CaptureTime, axtreeTime: ld.AXTreeTime, snapTime: ld.AISnapshotTime, content: ld.Content}
-	if st.capture, err = dom.Parse(ld.Capture); err != nil {
-		return nil, err
+	return newState(ld)
+}
+
+// start serves the corpus and launches the crawl's local Chromium; the
+// function it returns closes both.
+func start(ctx context.Context) (*corpora.Server, pipeline.Browser, func(), error) {
+	srv, err := corpora.Start()
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	if st.axtree == nil || st.snapshot == nil {
-		return nil, fmt.Errorf("the accessibility tree or the AI snapshot was not stored (axtree_skipped %q, aisnapshot_skipped %q)",
-			ld.AXTreeSkipped, ld.AISnapshotSkipped)
+	b, err := launch(ctx)
+	if err != nil {
+		srv.Close()
+		return nil, nil, nil, err
 	}
-	return st, nil
+	return srv, b, func() { b.Close(); srv.Close() }, nil
 }
 
 // launch starts the crawl's local Chromium.

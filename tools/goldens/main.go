@@ -17,10 +17,18 @@
 // The records are normalized so that regenerating them churns little: the
 // corpus origin becomes http://corpus.test, the capture time a fixed
 // instant, frame ids F0, F1 … and backend node ids 1, 2 … in record order
-// (the browser's own ids depend on what the process loaded before).
+// (the browser's own ids depend on what the process loaded before; the
+// states of a page with steps share the numbering, so that a node keeps
+// its id across them).
 //
 // With -runs N it loads every page N times and prints the median cost of
 // each stage per page (the files come from the first run).
+//
+// With -steps it captures the mutation corpus (corpora.MutationPaths)
+// instead, each page with the steps of its truth, into
+// pipelinetest/testdata/mutation/<page>/: the first state as above, the
+// state after step k in step-<k>/, and the steps (action, target,
+// status) in steps.json.gz; package pipelinetest replays them.
 package main
 
 import (
@@ -50,12 +58,22 @@ const corpusOrigin = "http://corpus.test"
 func main() {
 	runs := flag.Int("runs", 1, "load every page this many times and print the median cost of each stage")
 	only := flag.String("page", "", "capture only this page (its name, e.g. widgets)")
+	steps := flag.Bool("steps", false, "capture the mutation corpus with its steps instead (into pipelinetest/testdata/mutation by default)")
 	flag.Parse()
 	dir := "render/testdata"
+	if *steps {
+		dir = "pipelinetest/testdata/mutation"
+	}
 	if flag.NArg() > 0 {
 		dir = flag.Arg(0)
 	}
-	if err := run(context.Background(), dir, *runs, *only, os.Stdout); err != nil {
+	var err error
+	if *steps {
+		err = runSteps(context.Background(), dir, os.Stdout)
+	} else {
+		err = run(context.Background(), dir, *runs, *only, os.Stdout)
+	}
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "goldens: %v\n", err)
 		os.Exit(1)
 	}
@@ -70,16 +88,11 @@ func run(ctx context.Context, dir string, runs int, only string, out io.Writer) 
 	if runs < 1 {
 		return fmt.Errorf("-runs %d: want >= 1", runs)
 	}
-	srv, err := corpora.Start()
+	srv, b, closeAll, err := start(ctx)
 	if err != nil {
 		return err
 	}
-	defer srv.Close()
-	b, err := launch(ctx)
-	if err != nil {
-		return err
-	}
-	defer b.Close()
+	defer closeAll()
 	var names []string
 	cost := map[string]*costs{}
 	for r := 0; r < runs; r++ {
@@ -110,7 +123,7 @@ func run(ctx context.Context, dir string, runs int, only string, out io.Writer) 
 			if r > 0 {
 				continue
 			}
-			if err := store(filepath.Join(dir, name), st, srv.URL); err != nil {
+			if err := store(filepath.Join(dir, name), st, srv.URL, map[int]int{}); err != nil {
 				return fmt.Errorf("%s: %w", p, err)
 			}
 			m := st.axtree.Match
@@ -143,8 +156,10 @@ func printCosts(out io.Writer, names []string, cost map[string]*costs) {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// store writes one page's records into dir, normalized.
-func store(dir string, st *state, origin string) error {
+// store writes one page's records into dir, normalized. renumber maps the
+// browser's backend node ids to the stored ones; the states of one page
+// share it, so that a node keeps its id across steps.
+func store(dir string, st *state, origin string, renumber map[int]int) error {
 	c := st.capture
 	c.Page.URL = strings.Replace(c.Page.URL, origin, corpusOrigin, 1)
 	c.Page.Time = float64(fixedTime.UnixMilli())
@@ -153,7 +168,6 @@ func store(dir string, st *state, origin string) error {
 	for i := range rec.Frames {
 		rec.Frames[i].ID = fmt.Sprintf("F%d", i)
 	}
-	renumber := map[int]int{}
 	for i := range rec.Nodes {
 		if be := rec.Nodes[i].Backend; be != 0 {
 			if _, ok := renumber[be]; !ok {

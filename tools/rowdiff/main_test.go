@@ -58,7 +58,7 @@ func TestRun(t *testing.T) {
 		{"a token count differs", []dataset.SpaceRow{
 			row("5111", "actionspace", 11, 1, "B1[:]<button>Go</button>\nCaptured: 2026-12-03T10:00:00Z"),
 			row("5111", "html", 90, 2, "http://127.0.0.1:5111/"),
-		}, 1, []string{"spaces: 1 rows in both, 1 only in old, 1 only in new", "(format=actionspace", "differs in tokens_cl100k"}},
+		}, 1, []string{"spaces: 1 rows in both, 1 only in old, 1 only in new", "format=actionspace", "differs in tokens_cl100k"}},
 		{"a row is missing", base[:1], 1, []string{"spaces: 1 rows in both, 1 only in old, 0 only in new"}},
 	}
 	for _, tc := range tests {
