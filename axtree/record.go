@@ -25,6 +25,9 @@ type Record struct {
 	Nodes  []Node  `json:"nodes"`
 	// Match says how the nodes' capture indices were resolved.
 	Match Match `json:"match"`
+	// Probe is the actionable-now probe of the oracle's elements (see
+	// Probe); nil when none was taken.
+	Probe *Probe `json:"probe,omitempty"`
 }
 
 // Match describes the DOM-identity resolution of [Node.Capture].
@@ -251,6 +254,13 @@ func (r *Record) Check() error {
 		}
 		if n.Capture < -1 {
 			return fmt.Errorf("%w: node %d has capture index %d", ErrMalformed, i, n.Capture)
+		}
+	}
+	if r.Probe != nil {
+		for _, h := range r.Probe.Hits {
+			if h.Node < 0 || h.Node >= len(r.Nodes) {
+				return fmt.Errorf("%w: probe of node %d", ErrMalformed, h.Node)
+			}
 		}
 	}
 	return nil

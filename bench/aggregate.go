@@ -152,5 +152,6 @@ func (a *aggregate) result(cfg Config, runCfg RunConfig, wall time.Duration) *Re
 	}
 	sum.compareFormats(a.pages)
 	sum.Steps = a.stepSummaries()
+	sum.compareStrategies(a.pages)
 	return &Result{Summary: sum, samples: a.samples}
 }

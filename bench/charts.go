@@ -42,7 +42,6 @@ func (r *Result) charts() ([]chart, error) {
 		{DeepChartFile, r.deepChart},
 		{StagesChartFile, r.stagesChart},
 		{BudgetChartFile, r.budgetChart},
-		{ParetoChartFile, r.paretoChart},
 	} {
 		p, err := c.make()
 		if err != nil {
@@ -56,6 +55,14 @@ func (r *Result) charts() ([]chart, error) {
 			return nil, fmt.Errorf("chart %s: %w", c.file, err)
 		}
 		out = append(out, chart{file: c.file, svg: svg})
+	}
+	// The Pareto chart has a panel per quality measure (paretoPanels).
+	svg, err := r.paretoPanels()
+	if err != nil {
+		return nil, fmt.Errorf("chart %s: %w", ParetoChartFile, err)
+	}
+	if svg != nil {
+		out = append(out, chart{file: ParetoChartFile, svg: svg})
 	}
 	return out, nil
 }

@@ -119,6 +119,10 @@ type Cell struct {
 	// Text is actionspace's context-text policy; "" for the other
 	// formats.
 	Text dom.TextPolicy
+	// Strategy is actionspace's compression strategy (grouping, layout,
+	// element filter), normalised (dom.Strategy.Normal); zero for none,
+	// for budget cells and for the other formats.
+	dom.Strategy
 	// Budget is the token budget of a budget cell (for actionspace the
 	// mode is then fast and Expansion unused: the budget decides the
 	// window; for playwright-ai and axtree the whole-page text cut from
@@ -141,7 +145,9 @@ func (c Cell) actionSpace() bool { return c.format() == space.FormatActionSpace 
 
 // Key names the cell in reports and in the regression gate. An
 // actionspace cell is MODE/E<expansion>/TEXT, e.g. "fast/E500/viewport",
-// "deep/E-1/all", or MODE/B<budget>/TEXT for a budget cell,
+// "deep/E-1/all", followed by /STRATEGY when it has one
+// (dom.Strategy.Key), "fast/E-1/viewport/g3,coarse", or
+// MODE/B<budget>/TEXT for a budget cell,
 // "fast/B1000/viewport"; another format's is FORMAT/E<expansion>, e.g.
 // "playwright-ai/E0", "html/E-1", or FORMAT/B<budget> for a cut-from-the-end
 // baseline, "axtree/B1000". An actionspace cell of the stable ID policy
@@ -155,6 +161,9 @@ func (c Cell) Key() string {
 		return c.Format + "/" + dim
 	}
 	key := c.Mode + "/" + dim + "/" + string(c.Text)
+	if st := c.Strategy.Key(); st != "" {
+		key += "/" + st
+	}
 	if c.IDs == dom.IDsStable {
 		key += "/" + string(dom.IDsStable)
 	}
@@ -165,20 +174,27 @@ func (c Cell) Key() string {
 func ParseCellKey(key string) (Cell, error) {
 	parts := strings.Split(key, "/")
 	var c Cell
-	if len(parts) == 4 && parts[3] == string(dom.IDsStable) {
+	if n := len(parts); n >= 4 && parts[n-1] == string(dom.IDsStable) {
 		c.IDs = dom.IDsStable
-		parts = parts[:3]
+		parts = parts[:n-1]
 	}
 	switch len(parts) {
-	case 3:
+	case 3, 4:
 		c = Cell{Format: space.FormatActionSpace, Mode: parts[0], Text: dom.TextPolicy(parts[2]), IDs: c.IDs}
+		if len(parts) == 4 {
+			st, err := dom.ParseStrategyKey(parts[3])
+			if err != nil || parts[3] == "" {
+				return Cell{}, fmt.Errorf("cell %q: strategy %q: want g<N>, coarse and element kinds, joined by \",\"", key, parts[3])
+			}
+			c.Strategy = st
+		}
 	case 2:
 		c = Cell{Format: parts[0]}
 		if !slices.Contains(space.Formats(), c.Format) || c.Format == space.FormatActionSpace {
 			return Cell{}, fmt.Errorf("cell %q: unknown format %q", key, c.Format)
 		}
 	default:
-		return Cell{}, fmt.Errorf("cell %q: want MODE/E<expansion>/TEXT[/stable], MODE/B<budget>/TEXT, FORMAT/E<expansion> or FORMAT/B<budget>", key)
+		return Cell{}, fmt.Errorf("cell %q: want MODE/E<expansion>/TEXT[/STRATEGY][/stable], MODE/B<budget>/TEXT, FORMAT/E<expansion> or FORMAT/B<budget>", key)
 	}
 	dim := parts[1]
 	if len(dim) < 2 || (dim[0] != 'E' && dim[0] != 'B') {
@@ -240,7 +256,7 @@ func (c Config) cells() ([]Cell, []space.Cell) {
 	})
 	cells := make([]Cell, len(sc))
 	for i, x := range sc {
-		cells[i] = Cell{Format: x.Format, Mode: x.Mode, Expansion: x.Options.Expansion, Text: x.Options.Text, Budget: x.Budget, IDs: x.Options.IDs}
+		cells[i] = Cell{Format: x.Format, Mode: x.Mode, Expansion: x.Options.Expansion, Text: x.Options.Text, Strategy: x.Options.Strategy.Normal(), Budget: x.Budget, IDs: x.Options.IDs}
 		if cells[i].IDs == dom.IDsPositional {
 			cells[i].IDs = "" // one key for the default
 		}

@@ -9,9 +9,6 @@ import (
 	"text/tabwriter"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
 
 	"actionspace/dom"
 	"actionspace/metrics"
@@ -71,11 +68,13 @@ type pageFigures struct {
 	tokens map[string]float64
 	recall map[string]float64
 	oracle map[string]int64
+	// filtered is recall_filtered, by cell key (element filter cells).
+	filtered map[string]float64
 }
 
 // figures collects a page's figures from its rows, in enc.
 func figures(url string, rows []CellRow, enc metrics.Encoding) pageFigures {
-	f := pageFigures{url: url, tokens: map[string]float64{}, recall: map[string]float64{}, oracle: map[string]int64{}}
+	f := pageFigures{url: url, tokens: map[string]float64{}, recall: map[string]float64{}, oracle: map[string]int64{}, filtered: map[string]float64{}}
 	for i := range rows {
 		r := &rows[i]
 		if r.Error != "" {
@@ -89,6 +88,9 @@ func figures(url string, rows []CellRow, enc metrics.Encoding) pageFigures {
 		}
 		if r.OracleInWindow != nil {
 			f.oracle[r.Cell] = *r.OracleInWindow
+		}
+		if r.RecallFiltered != nil {
+			f.filtered[r.Cell] = *r.RecallFiltered
 		}
 	}
 	return f
@@ -225,7 +227,7 @@ func (r *Result) writeFormats(w io.Writer, chart bool) {
 	}
 	enc := s.headline()
 	fmt.Fprintf(w, "## Formats side by side\n\n")
-	fmt.Fprintf(w, "The same page states rendered in every format swept, in the same windows: the action space (fast mode, text `%s`), Playwright's AI snapshot (`playwright-ai`), the accessibility tree as WebArena prints it (`axtree`) and the HTML (whole page only). Tokens are per page, of the text itself (the action space without its perception wrapper), %s. Recall is the share of the window's oracle elements (the accessibility tree's actionable elements) that got a handle, mean and median over the pages with an oracle element in the window; html has no handles, so no recall. Pages without a format's stored record have no row in its cells (no record).\n\n",
+	fmt.Fprintf(w, "The same page states rendered in every format swept, in the same windows: the action space (fast mode, text `%s`), browser-use's serializer text (`browser-use`), Playwright's AI snapshot (`playwright-ai`), the accessibility tree as WebArena prints it (`axtree`) and the HTML (whole page only). Tokens are per page, of the text itself (the action space without its perception wrapper), %s. Recall is the share of the window's oracle elements (the accessibility tree's actionable elements) that got a handle, mean and median over the pages with an oracle element in the window; html has no handles, so no recall. Pages without a format's stored record have no row in its cells (no record).\n\n",
 		comparedCell(s.Config, 0).Text, enc)
 	fmt.Fprint(w, "| cell | format | E | pages | no record | tokens mean | tokens median | recall mean | recall median | extra handles/page | actionspace:format tokens (median) |\n")
 	fmt.Fprint(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
@@ -282,70 +284,8 @@ func (r *Result) writeFormats(w io.Writer, chart bool) {
 
 // paretoChart: mean tokens per page against mean recall, one point per
 // format and expansion, the points of a format joined in expansion order
-// (the Pareto view: up and to the left is better).
+// (the Pareto view: up and to the left is better); the first panel of
+// the Pareto chart (paretoPanels).
 func (r *Result) paretoChart() (*plot.Plot, error) {
-	s := &r.Summary
-	if !s.hasFormats() {
-		return nil, nil
-	}
-	enc := s.headline()
-	p := plot.New()
-	p.Title.Text = "Tokens against recall per format and expansion (mean per page, " + string(enc) + ")"
-	p.X.Label.Text = "tokens per page, mean (log scale)"
-	p.Y.Label.Text = "recall, mean over pages with an oracle"
-	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = logTicks{}
-	p.Legend.Top, p.Legend.Left = false, false
-	p.Legend.YOffs = vg.Points(8)
-	cells := s.formatCells()
-	drawn := false
-	lo, hi, bottom := math.Inf(1), 0.0, 1.0
-	for k, f := range space.Formats() {
-		var pts plotter.XYs
-		var labels []string
-		for _, c := range cells {
-			t, rc := c.TokensMean(enc), c.RecallMean
-			if c.Format != f || t == nil || rc == nil || *t <= 0 {
-				continue
-			}
-			pts = append(pts, plotter.XY{X: *t, Y: *rc})
-			labels = append(labels, "E="+ExpansionLabel(int(c.ViewportExpansion)))
-			lo, hi, bottom = math.Min(lo, *t), math.Max(hi, *t), math.Min(bottom, *rc)
-		}
-		if len(pts) == 0 {
-			continue
-		}
-		line, dots, err := styledLine(pts, k)
-		if err != nil {
-			return nil, err
-		}
-		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels})
-		if err != nil {
-			return nil, err
-		}
-		for i := range lb.TextStyle {
-			// Formats alternate their labels below and above the
-			// points, so that two formats on top of each other (the
-			// accessibility tree and the AI snapshot both near 1) stay
-			// readable.
-			lb.TextStyle[i].Color = plotutil.Color(k)
-			lb.TextStyle[i].XAlign = -0.5
-			lb.TextStyle[i].YAlign = -1.3
-			if k%2 == 1 {
-				lb.TextStyle[i].YAlign = 0.5
-			}
-		}
-		p.Add(line, dots, lb)
-		p.Legend.Add(f, line, dots)
-		drawn = true
-	}
-	if !drawn {
-		return nil, nil
-	}
-	p.X.Min, p.X.Max = lo/1.5, hi*1.5
-	// The recall axis starts a little below the lowest point, at a
-	// multiple of 0.1, so that differences of a few points show.
-	p.Y.Min, p.Y.Max = math.Max(0, math.Floor(bottom*10-1)/10), 1.04
-	p.Add(plotter.NewGrid())
-	return p, nil
+	return r.paretoOf("recall", func(c *CellSummary) *float64 { return c.RecallMean })
 }

@@ -186,7 +186,7 @@ func TestSweep_Formats(t *testing.T) {
 	if c := sum.Cell("html/E-1"); c == nil || c.RecallMean != nil || c.TokensCL100KMean == nil {
 		t.Errorf("summary html/E-1: %+v, want tokens and no recall", c)
 	}
-	if got, want := len(sum.FormatRatios), 2*len(cfg.Expansions)+1; got != want {
+	if got, want := len(sum.FormatRatios), 3*len(cfg.Expansions)+1; got != want {
 		t.Errorf("format ratios: %d, want %d", got, want)
 	}
 	for _, f := range sum.FormatRatios {
@@ -301,12 +301,18 @@ func ptrValue(s interface{ Recall() (float64, bool) }) any {
 }
 
 // handleLine tells, per format, whether a line of its text holds a
-// handle: a ref of the AI snapshot, a node id of the accessibility tree.
+// handle: a ref of the AI snapshot, a node id of the accessibility tree,
+// an index of browser-use.
 var handleLine = map[string]func(string) bool{
 	space.FormatPlaywrightAI: func(l string) bool { return strings.Contains(l, "[ref=") },
 	space.FormatAXTree: func(l string) bool {
 		l = strings.TrimLeft(l, "\t")
 		i := strings.Index(l, "] ")
+		return strings.HasPrefix(l, "[") && i > 1 && strings.Trim(l[1:i], "0123456789") == ""
+	},
+	space.FormatBrowserUse: func(l string) bool {
+		l = strings.TrimPrefix(strings.TrimPrefix(strings.TrimLeft(l, "\t"), "|SHADOW(open)|"), "|SHADOW(closed)|")
+		i := strings.Index(l, "]<")
 		return strings.HasPrefix(l, "[") && i > 1 && strings.Trim(l[1:i], "0123456789") == ""
 	},
 }

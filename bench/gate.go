@@ -35,6 +35,11 @@ const (
 	// recall=0.5% fails a cell whose mean recall fell by more than 0.005
 	// (from 0.950 to 0.944, say), and +ABS is in recall's own unit.
 	MetricRecall = "recall"
+	// MetricActionableRecall is the mean actionable_recall per page: the
+	// recall against the elements the probe found a pointer event reaches;
+	// lower is worse, and its PCT is in percentage points, as for recall.
+	// Cells without it on either side (no probe) are not compared.
+	MetricActionableRecall = "actionable_recall"
 	// MetricErrors is the number of pages that failed to render; the gate
 	// always checks it: any increase is a regression.
 	MetricErrors = "errors"
@@ -47,8 +52,9 @@ const (
 
 // DefaultMaxRegress is the default --max-regress: action-space tokens may
 // not grow by more than 2%, the median render time by more than 25%, and
-// the mean recall may not fall by more than half a percentage point.
-const DefaultMaxRegress = "tokens=2%,render_ms=25%,recall=0.5%"
+// the mean recall and actionable recall may not fall by more than half a
+// percentage point.
+const DefaultMaxRegress = "tokens=2%,render_ms=25%,recall=0.5%,actionable_recall=0.5%"
 
 // Threshold is the largest worsening of one metric the gate accepts: a
 // cell regresses when the metric worsens by more than Pct percent of the
@@ -87,9 +93,9 @@ func ParseThresholds(list string) ([]Threshold, error) {
 		}
 		t := Threshold{Metric: strings.TrimSpace(name)}
 		switch t.Metric {
-		case MetricTokens, MetricPerceptionTokens, MetricRatio, MetricRenderMS, MetricPromptTokens, MetricRecall:
+		case MetricTokens, MetricPerceptionTokens, MetricRatio, MetricRenderMS, MetricPromptTokens, MetricRecall, MetricActionableRecall:
 		default:
-			return nil, fmt.Errorf("threshold %q: unknown metric %q (want tokens, perception_tokens, ratio, render_ms, prompt_tokens or recall)", f, t.Metric)
+			return nil, fmt.Errorf("threshold %q: unknown metric %q (want tokens, perception_tokens, ratio, render_ms, prompt_tokens, recall or actionable_recall)", f, t.Metric)
 		}
 		pct, abs, hasAbs := strings.Cut(val, "+")
 		pct = strings.TrimSpace(pct)
@@ -251,9 +257,12 @@ func compareMetric(b, r *CellSummary, t Threshold) []Check {
 		}
 	case MetricPromptTokens:
 		out = check(r.Cell, t.Metric, b.PromptTokensLocalMean, r.PromptTokensLocalMean, t, false)
-	case MetricRecall:
+	case MetricRecall, MetricActionableRecall:
 		base, cur := b.RecallMean, r.RecallMean
-		if r.TokenBudget != nil {
+		switch {
+		case t.Metric == MetricActionableRecall:
+			base, cur = b.ActionableRecallMean, r.ActionableRecallMean
+		case r.TokenBudget != nil:
 			base, cur = b.PageRecallMean, r.PageRecallMean
 		}
 		out = check(r.Cell, t.Metric, base, cur, t, true)
@@ -331,7 +340,7 @@ func limitText(t Threshold) string {
 		return "no increase"
 	}
 	s := "+" + strconv.FormatFloat(t.Pct, 'f', -1, 64) + "%"
-	if t.Metric == MetricRecall {
+	if t.Metric == MetricRecall || t.Metric == MetricActionableRecall {
 		s = "-" + strconv.FormatFloat(t.Pct, 'f', -1, 64) + " points"
 	}
 	if t.Abs > 0 {
@@ -344,7 +353,7 @@ func fmtWorse(c Check) string {
 	switch {
 	case math.IsInf(c.Worse, 1):
 		return "new, baseline 0"
-	case c.Limit.Metric == MetricRecall:
+	case c.Limit.Metric == MetricRecall || c.Limit.Metric == MetricActionableRecall:
 		return fmt.Sprintf("%+.2f points worse", c.Worse)
 	}
 	return fmt.Sprintf("%+.1f%% worse", c.Worse)

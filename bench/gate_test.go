@@ -112,6 +112,11 @@ func TestCompare(t *testing.T) {
 		{"budget page recall down", summaryOf(recallCell("axtree/B1000", 0.5)), summaryOf(recallCell("axtree/B1000", 0.4)), "recall=0.5%", true, []string{"axtree/B1000 recall"}},
 		{"budget tokens up 3%", summaryOf(cellWith(budgetKey, 900, 20, 5)), summaryOf(cellWith(budgetKey, 927, 20, 5)), DefaultMaxRegress, true,
 			[]string{budgetKey + " tokens[cl100k_base]", budgetKey + " tokens[o200k_base]"}},
+		// Actionable recall: gated like recall, in points; a baseline
+		// without a probe compares nothing.
+		{"actionable recall down 0.6 points", summaryOf(actionableCell(key, 0.990)), summaryOf(actionableCell(key, 0.984)), DefaultMaxRegress, true, []string{key + " actionable_recall"}},
+		{"actionable recall within 0.5 points", summaryOf(actionableCell(key, 0.990)), summaryOf(actionableCell(key, 0.9851)), DefaultMaxRegress, false, nil},
+		{"actionable recall new", summaryOf(cellWith(key, 100, 1, 40)), summaryOf(actionableCell(key, 0.5)), DefaultMaxRegress, false, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -188,6 +193,14 @@ func recallCell(key string, recall float64) CellSummary {
 	} else {
 		c.RecallMean = &recall
 	}
+	return c
+}
+
+// actionableCell is cellWith(key, 100, 1, 40) with a mean actionable
+// recall.
+func actionableCell(key string, recall float64) CellSummary {
+	c := cellWith(key, 100, 1, 40)
+	c.ActionableRecallMean = &recall
 	return c
 }
 

@@ -260,6 +260,7 @@ func (r *Result) WriteReport(w io.Writer, charts []string, gate *Gate) {
 
 	r.writeFormats(w, has(ParetoChartFile))
 	r.writeSteps(w)
+	r.writeStrategies(w)
 	r.writeBudgets(w, has(BudgetChartFile))
 	r.writeCosts(w)
 	r.writeDeep(w, has(DeepChartFile))

@@ -58,6 +58,10 @@ type CellRow struct {
 	// step k (crawl --steps). Summaries and the gate's per-cell figures
 	// are of step 0; the states after steps make the steps summary.
 	Step int64 `parquet:"step"`
+	// StrategyColumns are an actionspace cell's compression strategies,
+	// as in the spaces table; null in the other formats' cells and in
+	// budget cells.
+	dataset.StrategyColumns
 	// BudgetMetrics are a budget cell's budget, the window it reached,
 	// what it dropped and its recall (see the spaces table); null in the
 	// other cells.

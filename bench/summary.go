@@ -59,6 +59,12 @@ type Summary struct {
 	// Steps are the cells' figures across the crawl's steps (see
 	// StepSummary); none when the crawl had no steps.
 	Steps []StepSummary `json:"steps,omitempty"`
+	// Strategies compares every fixed-window fast actionspace cell (each
+	// text policy and compression strategy) with the plain action space
+	// and playwright-ai (see StrategyRow); Cheapest names, per expansion,
+	// the cheapest of them that keeps the recall targets.
+	Strategies []StrategyRow `json:"strategies,omitempty"`
+	Cheapest   []StrategyRow `json:"cheapest,omitempty"`
 }
 
 // Input describes the crawl dataset a bench run swept. Sweep fills the
@@ -223,6 +229,23 @@ type CellSummary struct {
 	// ExtraHandlesMean is the mean number of handles per page that stand
 	// for no oracle element, over the pages with an oracle.
 	ExtraHandlesMean *float64 `json:"extra_handles_mean" parquet:"extra_handles_mean"`
+	// ActionablePages is the number of pages with an actionable_recall: a
+	// probe, and an element it found reachable in the window.
+	// ActionableRecallMean is the mean of actionable_recall over them:
+	// the share of what an agent can act on now that got a handle. Null
+	// for html, and when no page was probed.
+	ActionablePages      *int64   `json:"actionable_pages" parquet:"actionable_pages"`
+	ActionableRecallMean *float64 `json:"actionable_recall_mean" parquet:"actionable_recall_mean"`
+	// TextCoverageMean is the mean of text_coverage over the pages with
+	// visible words in the window: the share of the window's visible
+	// words the text carries.
+	TextCoverageMean *float64 `json:"text_coverage_mean" parquet:"text_coverage_mean"`
+	// SalientPages is the number of pages with a salient_recall (a
+	// salient text in the window), and SalientRecallMean its mean over
+	// them: the share of headings, alerts, errors and prices carried
+	// verbatim.
+	SalientPages      *int64   `json:"salient_pages" parquet:"salient_pages"`
+	SalientRecallMean *float64 `json:"salient_recall_mean" parquet:"salient_recall_mean"`
 	// Render time per page, milliseconds (see CellRow.RenderMS).
 	RenderMSMedian *float64 `json:"render_ms_median" parquet:"render_ms_median"`
 	RenderMSP90    *float64 `json:"render_ms_p90" parquet:"render_ms_p90"`
@@ -360,6 +383,9 @@ type cellAcc struct {
 	noRecord       int64
 	recall         []float64
 	extra          []float64
+	actionable     []float64 // actionable_recall, text_coverage, salient_recall
+	textCoverage   []float64
+	salient        []float64
 	tokens         [2][]float64
 	tokenSum       [2]int64
 	ptokens        [2][]float64
@@ -426,6 +452,14 @@ func (a *cellAcc) add(r *CellRow) {
 	}
 	if r.ExtraHandles != nil {
 		a.extra = append(a.extra, float64(*r.ExtraHandles))
+	}
+	for _, m := range []struct {
+		v   *float64
+		out *[]float64
+	}{{r.ActionableRecall, &a.actionable}, {r.TextCoverage, &a.textCoverage}, {r.SalientRecall, &a.salient}} {
+		if m.v != nil {
+			*m.out = append(*m.out, *m.v)
+		}
 	}
 	if r.TokenizeMS > 0 {
 		a.tokenizeMS = append(a.tokenizeMS, r.TokenizeMS)
@@ -525,6 +559,13 @@ func (a *cellAcc) summary(encs []metrics.Encoding, prices Prices) CellSummary {
 	}
 	if len(a.recall) > 0 {
 		s.OraclePages = ptr(int64(len(a.recall)))
+	}
+	s.ActionableRecallMean, s.TextCoverageMean, s.SalientRecallMean = num(metrics.Mean(a.actionable)), num(metrics.Mean(a.textCoverage)), num(metrics.Mean(a.salient))
+	if len(a.actionable) > 0 {
+		s.ActionablePages = ptr(int64(len(a.actionable)))
+	}
+	if len(a.salient) > 0 {
+		s.SalientPages = ptr(int64(len(a.salient)))
 	}
 	for _, enc := range encs {
 		i := slot(enc)

@@ -499,7 +499,7 @@ func (s *sweeper) row(ctx context.Context, p pageColumns, c Cell, html space.Tok
 
 // setting is the cell as the one format layer names a rendering.
 func (c Cell) setting() space.Setting {
-	return space.Setting{Format: c.format(), Mode: c.Mode, Options: dom.Options{Expansion: c.Expansion, Text: c.Text, IDs: c.IDs}}
+	return space.Setting{Format: c.format(), Mode: c.Mode, Options: dom.Options{Expansion: c.Expansion, Text: c.Text, Strategy: c.Strategy, IDs: c.IDs}}
 }
 
 // load decodes a page's stored records into a space.Page, and returns it
@@ -590,6 +590,7 @@ func (s *sweeper) base(p pageColumns, c Cell, html space.Tokens) CellRow {
 		ViewportExpansion: int64(e),
 		TextPolicy:        string(c.Text),
 		IDPolicy:          string(c.setting().IDPolicy()),
+		StrategyColumns:   c.setting().Columns(c.Budget > 0),
 		HTMLMetrics:       dataset.HTMLMetrics{HTMLBytes: p.HTMLBytes, HTMLTokensCL100K: html.CL100K, HTMLTokensO200K: html.O200K},
 		BudgetMetrics:     dataset.BudgetMetrics{TokenBudget: budgetOf(c)},
 	}

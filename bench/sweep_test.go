@@ -23,6 +23,7 @@ import (
 var wantCellColumns = []string{
 	"run_id", "page_id", "schema_version", "url", "cell", "format", "mode", "viewport_expansion", "text_policy",
 	"id_policy", "step",
+	"group_min_run", "layout", "element_filter",
 	"token_budget", "budget_expansion", "budget_stage", "dropped_ids", "dropped_lines", "cut_texts", "page_recall", "viewport_recall",
 	"error",
 	"space_sha256", "perception_sha256", "html_bytes", "html_tokens_cl100k", "html_tokens_o200k",
@@ -30,6 +31,9 @@ var wantCellColumns = []string{
 	"space_bytes", "perception_bytes",
 	"tokens_cl100k", "tokens_o200k", "perception_tokens_cl100k", "perception_tokens_o200k",
 	"ratio_cl100k", "ratio_o200k", "tokens_skipped", "ratio_skipped", "oracle_in_window", "recall", "extra_handles", "recall_skipped",
+	"recall_filtered",
+	"actionable_in_window", "actionable_recall", "actionable_probe", "actionable_skipped", "text_coverage", "text_coverage_skipped",
+	"salient_in_window", "salient_recall", "salient_skipped", "salient_capped",
 	"render_ms", "tokenize_ms",
 	"llm_model", "llm_ran", "llm_calls", "llm_rounds", "prompt_tokens_api", "completion_tokens_api",
 	"prompt_tokens_local", "llm_ms", "coverage", "hallucinated_ids", "cache_hits",
@@ -48,6 +52,7 @@ var wantSummaryColumns = []string{
 	"perception_tokens_cl100k_mean", "perception_tokens_o200k_mean", "ids_mean", "ids_median",
 	"space_bytes_mean", "ratio_cl100k_median", "ratio_o200k_median",
 	"oracle_pages", "recall_mean", "recall_median", "extra_handles_mean",
+	"actionable_pages", "actionable_recall_mean", "text_coverage_mean", "salient_pages", "salient_recall_mean",
 	"render_ms_median", "render_ms_p90", "tokenize_ms_median",
 	"llm_ran_pages", "llm_calls", "prompt_tokens_api", "completion_tokens_api", "prompt_tokens_local",
 	"prompt_tokens_local_mean", "llm_ms_median", "coverage_mean", "hallucinated_ids", "cache_hits", "costs",
@@ -318,15 +323,32 @@ func TestConfig_Validate(t *testing.T) {
 
 func TestCell_Key(t *testing.T) {
 	cells := DefaultConfig().Cells()
-	// 2 texts x 5 expansions; playwright-ai and axtree x 5, html once; 2
-	// texts x 4 budgets; 2 baselines x 4 budgets.
-	if got, want := len(cells), 10+11+8+8; got != want {
+	// 2 texts x 5 expansions; browser-use, playwright-ai and axtree x 5,
+	// html once; 2 texts x 4 budgets; 3 baselines x 4 budgets.
+	if got, want := len(cells), 10+16+8+12; got != want {
 		t.Errorf("default cells: %d, want %d", got, want)
 	}
 	for _, c := range cells {
 		got, err := ParseCellKey(c.Key())
 		if err != nil || got != c {
 			t.Errorf("ParseCellKey(%q) = %v, %v; want %v", c.Key(), got, err, c)
+		}
+	}
+	strategic := DefaultConfig()
+	strategic.Groups, strategic.Layouts, strategic.Onlys = []int{0, 3}, []dom.Layout{dom.LayoutCoarse}, []dom.Filter{dom.FilterAll, "links+inputs"}
+	strategic.IDs = []dom.IDPolicy{dom.IDsPositional, dom.IDsStable}
+	keys := map[string]bool{}
+	for _, c := range strategic.Cells() {
+		got, err := ParseCellKey(c.Key())
+		if err != nil || got != c {
+			t.Errorf("ParseCellKey(%q) = %v, %v; want %v", c.Key(), got, err, c)
+		}
+		keys[c.Key()] = true
+	}
+	for _, want := range []string{"fast/E0/viewport/coarse", "fast/E-1/all/g3,coarse,links+inputs", "fast/B1000/viewport",
+		"fast/E0/viewport/coarse/stable", "fast/E-1/all/g3,coarse,links+inputs/stable"} {
+		if !keys[want] {
+			t.Errorf("no cell %s among the strategies' cells", want)
 		}
 	}
 	if got, want := (Cell{Mode: space.ModeFast, Expansion: -1, Text: dom.TextAll}).Key(), "fast/E-1/all"; got != want {

@@ -293,6 +293,9 @@ func TestCrawl_Corpus(t *testing.T) {
 		if ms, _ := p["aisnapshot_ms"].(float64); ms <= 0 || p["aisnapshot_skipped"] != "" {
 			t.Errorf("%s: aisnapshot_ms %v, aisnapshot_skipped %q", u, p["aisnapshot_ms"], p["aisnapshot_skipped"])
 		}
+		if n, _ := p["actionable_probed"].(int64); p["actionable_probe"] != "viewport" || n <= 0 || p["actionable_probe_skipped"] != "" {
+			t.Errorf("%s: actionable_probe %v, probed %v, skipped %q", u, p["actionable_probe"], p["actionable_probed"], p["actionable_probe_skipped"])
+		}
 		b := blobs[p["page_id"].(string)]
 		if b.AXTreeEncoding != dataset.CaptureEncoding || b.AISnapshotEncoding != dataset.CaptureEncoding {
 			t.Errorf("%s: axtree_encoding %q, aisnapshot_encoding %q", u, b.AXTreeEncoding, b.AISnapshotEncoding)

@@ -441,6 +441,7 @@ func (p *pwPage) captureState(ctx context.Context, tab *pwTab, rawURL string, ld
 	secrets.load(ld)
 
 	p.takeExtras(ctx, tab, rawURL, AXTreeInput{Session: tab.cdp, Worlds: worlds, FrameSession: sessions.get}, p.cfg.Extras, secrets, ld)
+	p.probeActionable(ctx, rawURL, worlds, ld) // last: under --actionable-probe all it scrolls
 	return nil
 }
 

@@ -2,6 +2,8 @@ package browser
 
 import (
 	"context"
+	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -157,4 +159,38 @@ func TestSteps_statuses(t *testing.T) {
 			t.Fatalf("statuses %v, want %v", got, want)
 		}
 	})
+}
+
+// TestSteps_egress: a step obeys the page's network policy. On a page
+// that plays a public host, the expand step's navigation to a metadata
+// address is refused: the step fails as blocked, the address is never
+// reached, and the load keeps its first state.
+func TestSteps_egress(t *testing.T) {
+	requireChromium(t)
+	secret := startHitServer(t, "127.0.0.2:0", func(*hitServer) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			htmlPage(w, secretToken, "<p>"+secretToken+"</p>")
+		})
+	})
+	srv, err := corpora.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	cfg := stepsConfig("expand", "wait")
+	cfg.page.Network = egressPolicy
+	page := mustNewPage(t, mustLaunchChromium(t, cfg))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ld, err := page.Load(ctx, srv.URL+corpora.StepBrokenPath+"?to="+url.QueryEscape(secret.url+"/latest/meta-data"))
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if len(ld.Steps) != 1 || ld.Steps[0].Status != dataset.StepFailed || ld.Steps[0].ErrorKind != pipeline.KindBlocked || len(ld.Capture) == 0 {
+		t.Fatalf("steps %+v, want one, failed as blocked, after a first state", ld.Steps)
+	}
+	if hits := secret.took(); len(hits) > 0 {
+		t.Errorf("the metadata address was reached: %v", hits)
+	}
+	t.Logf("step 1: %s", ld.Steps[0].Error)
 }

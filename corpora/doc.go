@@ -23,5 +23,11 @@
 // the real web meets. They are not in the default crawl list; the crawl's
 // tests use them to prove that every URL still gets its row in time.
 //
+// Under /mutation/ it serves the mutation corpus ([MutationPaths]): pages
+// whose steps (crawl --steps) change the DOM in a known way, each
+// actionable element named by a [TruthAttr] attribute, with a
+// hand-labeled truth per page ([MutationTruthFor]): per step, which
+// truth names get a handle and which must keep theirs.
+//
 // The package holds no mutable state: every call builds what it returns.
 package corpora

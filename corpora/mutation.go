@@ -23,8 +23,8 @@ const TruthAttr = "data-truth"
 // The step pages of the mutation corpus that are not mutation cases: the
 // browser's tests use them for the statuses of steps that go wrong.
 const (
-	// StepBrokenPath's expand step goes to a page that does not exist
-	// (404): the step fails.
+	// StepBrokenPath's expand step goes to the URL of its ?to= parameter,
+	// by default to a page that does not exist (404): the step fails.
 	StepBrokenPath = "/mutation/broken.html"
 	// StepBusyPath's expand step keeps the page's thread busy for ?ms=
 	// milliseconds (3000 by default): the capture after it runs out of

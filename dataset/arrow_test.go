@@ -78,6 +78,11 @@ func pageColumns() []column {
 		{"capture_capped", "list<element: utf8>", false},
 		{"capture_chars", "int64", true},
 		{"blocked_requests", "int64", false},
+		{"actionable_probe", "utf8", false},
+		{"actionable_probe_ms", "float64", true},
+		{"actionable_probed", "int64", true},
+		{"actionable_probe_capped", "bool", false},
+		{"actionable_probe_skipped", "utf8", false},
 	}
 }
 
@@ -115,6 +120,9 @@ func spaceColumns() []column {
 		{"viewport_expansion", "int64", false},
 		{"text_policy", "utf8", false},
 		{"id_policy", "utf8", false},
+		{"group_min_run", "int64", true},
+		{"layout", "utf8", true},
+		{"element_filter", "utf8", true},
 		{"token_budget", "int64", true},
 		{"budget_expansion", "int64", true},
 		{"budget_stage", "utf8", true},
@@ -148,6 +156,17 @@ func spaceColumns() []column {
 		{"recall", "float64", true},
 		{"extra_handles", "int64", true},
 		{"recall_skipped", "utf8", false},
+		{"recall_filtered", "float64", true},
+		{"actionable_in_window", "int64", true},
+		{"actionable_recall", "float64", true},
+		{"actionable_probe", "utf8", false},
+		{"actionable_skipped", "utf8", false},
+		{"text_coverage", "float64", true},
+		{"text_coverage_skipped", "utf8", false},
+		{"salient_in_window", "int64", true},
+		{"salient_recall", "float64", true},
+		{"salient_skipped", "utf8", false},
+		{"salient_capped", "bool", false},
 		{"render_ms", "float64", false},
 		{"tokenize_ms", "float64", false},
 		{"llm_model", "utf8", true},
@@ -225,6 +244,10 @@ func oracleColumns() []column {
 		{"capture_element", "int64", true},
 		{"matched_by", "utf8", false},
 		{"miss_reason", "utf8", true},
+		{"actionable", "bool", true},
+		{"actionable_skipped", "utf8", false},
+		{"covering_tag", "utf8", true},
+		{"covering_role", "utf8", true},
 	}
 }
 

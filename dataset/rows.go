@@ -9,10 +9,14 @@ import "time"
 // the heavy values to the blobs table and added schema_version and format;
 // version 3 added the reason columns (html_tokens_skipped, tokens_skipped,
 // ratio_skipped, recall_skipped, text_skipped) and moved the html format's
-// text out of the spaces table; version 4 added the states after a page's
-// steps (crawl --steps): the step column of spaces, elements, oracle and
-// blobs, and the steps table, and the spaces table's id_policy and step
-// measures (handles_*, delta_*).
+// text out of the spaces table. Version 4 added the actionable-now oracle
+// (pages.actionable_probe*, spaces.actionable_*, oracle.actionable and
+// covering_*), the text measures (spaces.text_coverage, salient_*), the
+// states after a page's steps (crawl --steps): the step column of
+// spaces, elements, oracle and blobs, and the steps table, and the
+// compression strategies' columns (group_min_run, layout,
+// element_filter, recall_filtered), the spaces table's id_policy and
+// step measures (handles_*, delta_*).
 const SchemaVersion = 4
 
 // Status values of PageRow.Status.
@@ -81,6 +85,10 @@ const (
 	// SkippedInBlobs: the text is stored once, in the blobs table (the
 	// html format's text is blobs.html).
 	SkippedInBlobs = "in_blobs"
+	// SkippedNotProbed: the page has no actionable-now probe (crawl
+	// --actionable-probe none, or the probe failed:
+	// pages.actionable_probe_skipped).
+	SkippedNotProbed = "not_probed"
 )
 
 // PageRow is one row of the pages table: one row per URL attempt, successful
@@ -276,6 +284,34 @@ type PageRow struct {
 	// error of kind blocked instead. Zero when nothing was refused, and for
 	// pages no browser loaded.
 	BlockedRequests int64 `parquet:"blocked_requests"`
+
+	// The actionable-now probe (docs/oracles.md): after every other
+	// record, the browser tests whether a pointer event at each oracle
+	// element's centre reaches it.
+
+	// ActionableProbe is what the probe tested: "viewport" (the oracle
+	// elements whose box meets the viewport, the page not moved) or "all"
+	// (every oracle element, each scrolled into view); empty when no probe
+	// was taken (actionable_probe_skipped says why, when one was asked).
+	ActionableProbe string `parquet:"actionable_probe"`
+	// ActionableProbeMS is the probe's wall time, in milliseconds; null
+	// when it was not run.
+	ActionableProbeMS *float64 `parquet:"actionable_probe_ms"`
+	// ActionableProbed is the number of oracle elements the probe
+	// answered for (reached or covered); null when no probe was taken.
+	ActionableProbed *int64 `parquet:"actionable_probed"`
+	// ActionableProbeCapped reports that the page had more candidates
+	// than crawl --max-actionable-probe: those past it were not tested
+	// (their oracle rows say "capped"). False when not capped or not
+	// probed.
+	ActionableProbeCapped bool `parquet:"actionable_probe_capped"`
+	// ActionableProbeSkipped says why the probe asked for is missing or
+	// partial: "no_oracle" (no accessibility tree, so no oracle elements
+	// to test), "failed" (the browser's error is logged; no probe stored)
+	// or "deadline" (its time ran out: the elements not reached are
+	// untested, "deadline" in the oracle rows); empty otherwise, and when
+	// no probe was asked for.
+	ActionableProbeSkipped string `parquet:"actionable_probe_skipped"`
 }
 
 // BlobRow is one row of the blobs table: the heavy values of a captured
@@ -407,6 +443,9 @@ type SpaceRow struct {
 	// docs/handles.md); empty for the other formats, whose handles are
 	// their own.
 	IDPolicy string `parquet:"id_policy"`
+	// StrategyColumns are the compression strategies an actionspace row
+	// was rendered with; null for the other formats.
+	StrategyColumns
 	// BudgetMetrics are the token budget the row was fitted into and what
 	// fitting it cost; null on an unbudgeted row.
 	BudgetMetrics
@@ -523,6 +562,63 @@ type SpaceMetrics struct {
 	// "none_in_window", "not_applicable" (html) or "failed" (a token
 	// budget that could not be fitted); empty when measured.
 	RecallSkipped string `parquet:"recall_skipped"`
+	// RecallFiltered is the recall against the oracle elements the row's
+	// element filter keeps (element_filter: those whose role is of a kept
+	// kind), in [0, 1]; recall beside it is against all of them, which a
+	// filter lowers by design. Null without a filter (element_filter
+	// "all", the other formats), without an oracle, and when no kept
+	// oracle element is in the window.
+	RecallFiltered *float64 `parquet:"recall_filtered"`
+
+	// The actionable-now oracle and the text measures (docs/oracles.md).
+
+	// ActionableInWindow is the number of oracle elements whose box meets
+	// the row's window and that the page's probe found a pointer event
+	// reaches (pages.actionable_probe says which elements were tested:
+	// under "viewport" only those on screen); null when actionable_recall
+	// is null for no_oracle, not_probed or failed.
+	ActionableInWindow *int64 `parquet:"actionable_in_window"`
+	// ActionableRecall is the fraction of those elements that got a
+	// handle in the text (as for recall), in [0, 1]; null when
+	// actionable_skipped says why.
+	ActionableRecall *float64 `parquet:"actionable_recall"`
+	// ActionableProbe is what the page's probe tested, as
+	// pages.actionable_probe: "viewport" or "all"; empty when not probed.
+	ActionableProbe string `parquet:"actionable_probe"`
+	// ActionableSkipped says why actionable_recall is null: "no_oracle",
+	// "not_probed" (see pages.actionable_probe_skipped), "none_in_window"
+	// (no element the probe reached is in the window), "not_applicable"
+	// (html) or "failed" (a token budget that could not be fitted); empty
+	// when measured.
+	ActionableSkipped string `parquet:"actionable_skipped"`
+	// TextCoverage is the share of the page's visible text in the row's
+	// window that the row's text carries: the words (runs of letters and
+	// digits, lower-cased) of the capture's rendered text nodes whose box
+	// meets the window, counted as a multiset, matched against the words
+	// of the text; in [0, 1]. Null when text_coverage_skipped says why.
+	TextCoverage *float64 `parquet:"text_coverage"`
+	// TextCoverageSkipped says why text_coverage is null: "no_text" (a
+	// deep-mode dry run), "none_in_window" (no visible word in the
+	// window) or "failed" (a token budget that could not be fitted);
+	// empty when measured.
+	TextCoverageSkipped string `parquet:"text_coverage_skipped"`
+	// SalientInWindow is the number of the page's salient texts (headings,
+	// alert, status and live regions, error messages of invalid controls,
+	// prices: docs/oracles.md) that meet the row's window; null when
+	// salient_recall is null for no_text or failed.
+	SalientInWindow *int64 `parquet:"salient_in_window"`
+	// SalientRecall is the fraction of them whose text appears verbatim in
+	// the row's text (every text run of the item, white space collapsed,
+	// case kept), in [0, 1]; null when salient_skipped says why.
+	SalientRecall *float64 `parquet:"salient_recall"`
+	// SalientSkipped says why salient_recall is null: "no_text",
+	// "none_in_window" (no salient text in the window) or "failed"; empty
+	// when measured.
+	SalientSkipped string `parquet:"salient_skipped"`
+	// SalientCapped reports that the page had more salient texts, or
+	// longer ones, than the rules keep (1,000 items of at most 300
+	// characters): the rest are not scored.
+	SalientCapped bool `parquet:"salient_capped"`
 	// RenderMS is the time taken to select the view and build the action
 	// space and perception text from the decoded capture (for the other
 	// formats, their text from their record), and in a crawl to score it
@@ -777,6 +873,47 @@ type OracleRow struct {
 	// element), label_of_control, or not_captured (no capture element);
 	// null when it got one.
 	MissReason *string `parquet:"miss_reason"`
+	// Actionable is the actionable-now probe's answer: true when a pointer
+	// event at the centre of the visible part of the node's box reaches
+	// it (the node, a descendant, or a label of it), false when another
+	// element covers it; null when it was not tested (actionable_skipped).
+	Actionable *bool `parquet:"actionable"`
+	// ActionableSkipped says why actionable is null: "not_probed" (the
+	// page has no probe), "not_candidate" (the viewport probe tests only
+	// the nodes on screen), "offscreen" (no part of its box was inside its
+	// viewport when tested), "gone" (no longer in the document, or not the
+	// capture's node), "not_captured" (no capture element tied to it by
+	// DOM identity, which the probe finds it by), "capped" (past crawl
+	// --max-actionable-probe) or "deadline" (the probe's time ran out);
+	// empty when tested.
+	ActionableSkipped string `parquet:"actionable_skipped"`
+	// CoveringTag is the lower-case tag of the element the pointer event
+	// reaches instead, when actionable is false; null otherwise.
+	CoveringTag *string `parquet:"covering_tag"`
+	// CoveringRole is that element's role, explicit or implicit (empty
+	// when it has none); null when actionable is not false.
+	CoveringRole *string `parquet:"covering_role"`
+}
+
+// StrategyColumns are the compression strategies an actionspace space was
+// rendered with (docs/strategies.md), shared by the spaces table and the
+// bench's cells table. Rows written before schema version 4 have none:
+// read null as no strategy (0, "none", "all").
+type StrategyColumns struct {
+	// GroupMinRun is the least run of same-shaped siblings the text folds
+	// into one header line plus one line per sibling (--group); 0 when
+	// grouping was off. Null for the other formats and for budget rows,
+	// which are rendered plain.
+	GroupMinRun *int64 `parquet:"group_min_run"`
+	// Layout says whether each ID's line carries a coarse position
+	// (--layout): "none" or "coarse" (the centre of the element's box in
+	// hundreds of CSS pixels). Null for the other formats and for budget
+	// rows.
+	Layout *string `parquet:"layout"`
+	// ElementFilter is the element kinds that got IDs (--only): "all", or
+	// kinds joined by "+" from links, buttons, inputs, images, options,
+	// other. Null for the other formats and for budget rows.
+	ElementFilter *string `parquet:"element_filter"`
 }
 
 // BudgetMetrics describe a space fitted into a token budget (crawl and

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // TextPolicy decides which context text lines a view emits.
@@ -17,15 +18,19 @@ const (
 	TextViewport TextPolicy = "viewport"
 	TextAll      TextPolicy = "all"
 	TextNone     TextPolicy = "none"
+	// TextSalient emits only the salient text (Salient: headings, alert,
+	// status and live regions, error messages, prices) inside the window:
+	// between none and viewport (docs/strategies.md).
+	TextSalient TextPolicy = "salient"
 )
 
 // ParseTextPolicy validates a text policy name.
 func ParseTextPolicy(s string) (TextPolicy, error) {
 	switch p := TextPolicy(s); p {
-	case TextViewport, TextAll, TextNone:
+	case TextViewport, TextAll, TextNone, TextSalient:
 		return p, nil
 	}
-	return "", fmt.Errorf("unknown text policy %q (want viewport, all or none)", s)
+	return "", fmt.Errorf("unknown text policy %q (want viewport, all, salient or none)", s)
 }
 
 // WholePage is the viewport_expansion that selects the whole page.
@@ -40,6 +45,9 @@ type Options struct {
 	Text TextPolicy
 	// IDs is the ID policy; the zero value means IDsPositional.
 	IDs IDPolicy
+	// Strategy holds the compression strategies (grouping, layout cues,
+	// element filter); its zero value is none.
+	Strategy
 }
 
 // Validate reports an invalid setting, naming the field.
@@ -57,7 +65,7 @@ func (o Options) Validate() error {
 			return err
 		}
 	}
-	return nil
+	return o.Strategy.Validate()
 }
 
 // Tree is a capture with the derived data every setting shares. It is
@@ -86,6 +94,10 @@ type Tree struct {
 	top []int
 	// ids is the numbering of IDsStable (see Tree.Follow).
 	ids idState
+	// salient holds, per text node, the salient text the TextSalient
+	// policy keeps of it, made once on first use (SalientPart).
+	salientOnce sync.Once
+	salient     []string
 }
 
 // NewTree derives the shared per-capture data.
@@ -246,7 +258,7 @@ func (t *Tree) Select(opts Options) *View {
 		if !t.candidate[i] || nd.Occluded() || !inWindow(nd, win, opts.Expansion) {
 			continue
 		}
-		if t.Nested(i) {
+		if t.Nested(i) || !opts.Only.Keeps(t.kindRole(i)) {
 			continue
 		}
 		emit[i] = true
@@ -325,6 +337,10 @@ func (t *Tree) Select(opts Options) *View {
 		if lineStart < 0 {
 			lineStart, lineBlock = i, t.block[i]
 		}
+		if opts.Text == TextSalient {
+			appendWords(&line, t.SalientPart(i))
+			continue
+		}
 		appendWords(&line, nd.Text)
 	}
 	flush()
@@ -364,6 +380,10 @@ func (t *Tree) showText(opts Options, nd *Node, win Rect, modal bool, i int) boo
 		return false
 	case TextAll:
 		return true
+	case TextSalient:
+		if !t.SalientNode(i) {
+			return false
+		}
 	}
 	return nd.Visible && inWindow(nd, win, opts.Expansion)
 }

@@ -30,6 +30,8 @@ const (
 	Nested Exclusion = "nested"
 	// LabelOfControl: a label whose control has an ID of its own.
 	LabelOfControl Exclusion = "label_of_control"
+	// Filtered: of a kind the view's element filter (Options.Only) drops.
+	Filtered Exclusion = "filtered"
 	// ModalBackdrop: behind a modal dialog that holds the view's IDs.
 	ModalBackdrop Exclusion = "modal_backdrop"
 	// NotElement: a text node.
@@ -68,6 +70,8 @@ func (v *View) Why() []Exclusion {
 			out[i] = OutsideWindow
 		case t.Nested(i):
 			out[i] = Nested
+		case !v.Options.Only.Keeps(t.kindRole(i)):
+			out[i] = Filtered
 		case nd.Tag == "label" && nd.LabelFor > 0 && emitted[nd.LabelFor]:
 			out[i] = LabelOfControl
 		default:

@@ -71,7 +71,8 @@ func (t *Tree) Window(e int) Rect { return window(t.Capture.Page, e) }
 // Expansions returns the expansions at which a view under the text policy
 // can change, ascending: 0 (the screen) and the entry expansion of every
 // node whose window test Select applies (interactive candidates, and
-// rendered text nodes under TextViewport). Between two consecutive values
+// rendered text nodes under TextViewport, the salient ones under
+// TextSalient). Between two consecutive values
 // every view has the same items; only the wrapper's numbers (expansion,
 // pixels above and below) differ.
 func (t *Tree) Expansions(text TextPolicy) []int {
@@ -82,6 +83,7 @@ func (t *Tree) Expansions(text TextPolicy) []int {
 		switch {
 		case t.candidate[i]:
 		case nd.Kind == TextNode && nd.Visible && (text == "" || text == TextViewport):
+		case nd.Kind == TextNode && nd.Visible && text == TextSalient && t.SalientNode(i):
 		default:
 			continue
 		}

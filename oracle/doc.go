@@ -27,6 +27,11 @@
 //     hidden, disabled, not_interactive, or not_captured) and each extra
 //     handle with the signal that made it (tag, role, tabindex, handler,
 //     cursor, haspopup, label …), as rows a table can hold.
+//   - When the record holds an actionable-now probe (axtree.Probe), each
+//     element carries its answer ([Element.Actionable]: a pointer event
+//     at its centre reaches it, or what covers it), and
+//     [Oracle.Actionable] scores a space against the elements reached
+//     ([ActionableScore]): actionable_in_window and actionable_recall.
 //
 // Everything here is pure: it reads stored records and never a browser.
 package oracle

@@ -63,6 +63,15 @@ type Element struct {
 	// Geometry is the element geometry matching would pick (-1 for none),
 	// kept beside an identity match so that the two can be compared.
 	Geometry int
+	// Actionable is the actionable-now probe's answer (see
+	// axtree.Probe): true when a pointer event at the centre of the
+	// element's visible box reaches it, false when another element covers
+	// it, nil when it was not tested (ProbeWhy says why, or the page has
+	// no probe, or the element was not a candidate: off screen under the
+	// viewport probe). CoverTag and CoverRole name the covering element.
+	Actionable          *bool
+	ProbeWhy            string
+	CoverTag, CoverRole string
 }
 
 // Oracle is the actionable elements of one page state, by a definition
@@ -97,6 +106,7 @@ func New(rec *axtree.Record, tree *dom.Tree) *Oracle {
 	if tree != nil {
 		o.match(tree)
 	}
+	o.applyProbe()
 	return o
 }
 

@@ -97,6 +97,13 @@ type Load struct {
 	// dataset.SkippedTooLarge, dataset.SkippedMalformed or
 	// dataset.SkippedFailed; empty otherwise.
 	AISnapshotSkipped string
+	// ActionableProbeTime is the actionable-now probe's wall time (zero
+	// when it did not run); the probe itself is AXTree.Probe.
+	// ActionableProbeSkipped says why a probe asked for is missing or
+	// partial: dataset.SkippedNoOracle, dataset.SkippedFailed or
+	// dataset.SkippedDeadline; empty otherwise.
+	ActionableProbeTime    time.Duration
+	ActionableProbeSkipped string
 	// Navigate is the time to the load event; Settle the wait for a quiet
 	// DOM; CaptureTime the capture script's round trip; AXTreeTime and
 	// AISnapshotTime the extras' (zero when not taken); Content the time to
@@ -193,11 +200,37 @@ type ExtrasConfig struct {
 	// MaxAISnapshotBytes drops an AI snapshot whose text is longer, in
 	// bytes (crawl --max-aisnapshot-bytes).
 	MaxAISnapshotBytes int
+	// ActionableProbe is what the actionable-now probe tests after every
+	// other record (crawl --actionable-probe): axtree.ProbeViewport (the
+	// oracle elements on screen), axtree.ProbeAll (every one, scrolled
+	// into view: it moves the page) or axtree.ProbeNone; "" means none.
+	// It needs the accessibility tree.
+	ActionableProbe string
+	// MaxActionableProbe bounds the elements the probe tests per page
+	// (crawl --max-actionable-probe); those past it are untested and the
+	// pages row says so (actionable_probe_capped).
+	MaxActionableProbe int
+	// ActionableProbeTime bounds the probe's time per page (crawl
+	// --actionable-probe-time); the elements not reached by then are
+	// untested (actionable_probe_skipped "deadline").
+	ActionableProbeTime time.Duration
 }
+
+// Defaults of the actionable-now probe.
+const (
+	// DefaultMaxActionableProbe is the default of
+	// ExtrasConfig.MaxActionableProbe: a screen rarely holds more
+	// controls; a page's whole length may.
+	DefaultMaxActionableProbe = 2000
+	// DefaultActionableProbeTime is the default of
+	// ExtrasConfig.ActionableProbeTime.
+	DefaultActionableProbeTime = 3 * time.Second
+)
 
 // DefaultExtrasConfig takes both records, within the default bounds.
 func DefaultExtrasConfig() ExtrasConfig {
-	return ExtrasConfig{AXTree: true, AISnapshot: true, MaxAXNodes: DefaultMaxAXNodes, MaxAISnapshotBytes: DefaultMaxAISnapshotBytes}
+	return ExtrasConfig{AXTree: true, AISnapshot: true, MaxAXNodes: DefaultMaxAXNodes, MaxAISnapshotBytes: DefaultMaxAISnapshotBytes,
+		ActionableProbe: axtree.ProbeViewport, MaxActionableProbe: DefaultMaxActionableProbe, ActionableProbeTime: DefaultActionableProbeTime}
 }
 
 // Validate reports the first invalid setting, naming it.
@@ -207,6 +240,10 @@ func (c ExtrasConfig) Validate() error {
 		return fmt.Errorf("max-ax-nodes: %d, want > 0", c.MaxAXNodes)
 	case c.MaxAISnapshotBytes < 1:
 		return fmt.Errorf("max-aisnapshot-bytes: %d, want > 0", c.MaxAISnapshotBytes)
+	case c.ActionableProbe != "" && c.ActionableProbe != axtree.ProbeViewport && c.ActionableProbe != axtree.ProbeAll && c.ActionableProbe != axtree.ProbeNone:
+		return fmt.Errorf("actionable-probe: %q, want viewport, all or none", c.ActionableProbe)
+	case c.ActionableProbe != "" && c.ActionableProbe != axtree.ProbeNone && (c.MaxActionableProbe < 1 || c.ActionableProbeTime <= 0):
+		return fmt.Errorf("max-actionable-probe %d, actionable-probe-time %v: want both > 0", c.MaxActionableProbe, c.ActionableProbeTime)
 	}
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"actionspace/axtree"
 )
 
 func TestPageConfig_Validate(t *testing.T) {
@@ -32,6 +34,10 @@ func TestPageConfig_Validate(t *testing.T) {
 		{"jpeg quality 101", func(c *PageConfig) { c.Screenshot.Quality = 101 }, "screenshot quality"},
 		{"no AX node budget", func(c *PageConfig) { c.Extras.MaxAXNodes = 0 }, "max-ax-nodes"},
 		{"no AI snapshot budget", func(c *PageConfig) { c.Extras.MaxAISnapshotBytes = -1 }, "max-aisnapshot-bytes"},
+		{"unknown probe", func(c *PageConfig) { c.Extras.ActionableProbe = "screen" }, "actionable-probe"},
+		{"no probe cap", func(c *PageConfig) { c.Extras.MaxActionableProbe = 0 }, "max-actionable-probe"},
+		{"no probe time", func(c *PageConfig) { c.Extras.ActionableProbeTime = 0 }, "actionable-probe-time"},
+		{"no probe, no cap", func(c *PageConfig) { c.Extras.ActionableProbe, c.Extras.MaxActionableProbe = axtree.ProbeNone, 0 }, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,7 +61,8 @@ func TestDefaultPageConfig(t *testing.T) {
 	if got.ViewportWidth != DefaultViewportWidth || got.ViewportHeight != DefaultViewportHeight ||
 		got.SettleQuiet != DefaultSettleQuiet || got.SettleMax != DefaultSettleMax || got.Script.MaxNodes == 0 ||
 		got.Screenshot.Mode != ScreenshotsNone || got.Screenshot.Quality != DefaultScreenshotQuality ||
-		got.Extras != (ExtrasConfig{AXTree: true, AISnapshot: true, MaxAXNodes: DefaultMaxAXNodes, MaxAISnapshotBytes: DefaultMaxAISnapshotBytes}) {
+		got.Extras != (ExtrasConfig{AXTree: true, AISnapshot: true, MaxAXNodes: DefaultMaxAXNodes, MaxAISnapshotBytes: DefaultMaxAISnapshotBytes,
+			ActionableProbe: axtree.ProbeViewport, MaxActionableProbe: DefaultMaxActionableProbe, ActionableProbeTime: DefaultActionableProbeTime}) {
 		t.Errorf("DefaultPageConfig() = %+v, want every default filled in", got)
 	}
 	if c := DefaultConfig(); !reflect.DeepEqual(c.Page, got) {

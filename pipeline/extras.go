@@ -36,3 +36,21 @@ func (p *processor) extrasColumns(t Target, blob *dataset.BlobRow, load *Load) {
 		blob.AISnapshotEncoding = dataset.CaptureEncoding
 	}
 }
+
+// probeColumns fills the pages row's actionable-now probe columns from
+// the load.
+func probeColumns(row *dataset.PageRow, load *Load) {
+	row.ActionableProbeMS, row.ActionableProbeSkipped = optMS(load.ActionableProbeTime), load.ActionableProbeSkipped
+	if load.AXTree == nil || load.AXTree.Probe == nil {
+		return
+	}
+	pr := load.AXTree.Probe
+	row.ActionableProbe, row.ActionableProbeCapped = pr.Mode, pr.Capped
+	n := int64(0)
+	for _, h := range pr.Hits {
+		if h.Reached != nil {
+			n++
+		}
+	}
+	row.ActionableProbed = &n
+}

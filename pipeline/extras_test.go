@@ -89,7 +89,7 @@ func TestCrawl_Formats(t *testing.T) {
 	for _, r := range readTable[dataset.SpaceRow](t, dir, dataset.SpacesDir) {
 		rows[r.PageID][r.Format+"/"+r.Mode+"/"+itoa(r.ViewportExpansion)+"/"+r.TextPolicy] = r
 	}
-	want := []string{"actionspace/fast/0/viewport", "actionspace/fast/-1/viewport", "playwright-ai//0/", "playwright-ai//-1/", "axtree//0/", "axtree//-1/", "html//-1/"}
+	want := []string{"actionspace/fast/0/viewport", "actionspace/fast/-1/viewport", "browser-use//0/", "browser-use//-1/", "playwright-ai//0/", "playwright-ai//-1/", "axtree//0/", "axtree//-1/", "html//-1/"}
 	for _, k := range want {
 		r, ok := rows[w][k]
 		if !ok {
@@ -142,3 +142,26 @@ func readTable[T any](t *testing.T, dir, table string) []T {
 }
 
 func itoa(n int64) string { return fmt.Sprint(n) }
+
+// TestProbeColumns: the pages row counts the elements the probe answered
+// for, says what it probed, whether it was capped and why it is missing
+// or partial; a page without a probe has none.
+func TestProbeColumns(t *testing.T) {
+	t.Parallel()
+	yes, no := true, false
+	load := &Load{AXTree: &axtree.Record{Probe: &axtree.Probe{Mode: axtree.ProbeAll, Candidates: 4, Capped: true, Hits: []axtree.Hit{
+		{Node: 1, Reached: &yes}, {Node: 2, Reached: &no, Tag: "div"}, {Node: 3, Why: axtree.HitOffscreen}, {Node: 4, Why: axtree.HitCapped}}}},
+		ActionableProbeTime: 2500000, ActionableProbeSkipped: dataset.SkippedDeadline}
+	var row dataset.PageRow
+	probeColumns(&row, load)
+	if row.ActionableProbe != axtree.ProbeAll || ptrString(row.ActionableProbed) != "2" || !row.ActionableProbeCapped ||
+		ptrString(row.ActionableProbeMS) != "2.5" || row.ActionableProbeSkipped != dataset.SkippedDeadline {
+		t.Errorf("probe columns: %q, probed %s, capped %v, %s ms, skipped %q", row.ActionableProbe, ptrString(row.ActionableProbed),
+			row.ActionableProbeCapped, ptrString(row.ActionableProbeMS), row.ActionableProbeSkipped)
+	}
+	row = dataset.PageRow{}
+	probeColumns(&row, &Load{AXTree: &axtree.Record{}, ActionableProbeSkipped: dataset.SkippedFailed})
+	if row.ActionableProbe != "" || row.ActionableProbed != nil || row.ActionableProbeMS != nil || row.ActionableProbeSkipped != dataset.SkippedFailed {
+		t.Errorf("no probe: %+v", row)
+	}
+}

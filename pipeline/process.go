@@ -58,6 +58,7 @@ func (p *processor) base(t Target, load *Load, attempts int, started time.Time) 
 		row.ScreenshotMS = optMS(load.ScreenshotTime)
 		row.AXTreeMS, row.AXTreeSkipped = optMS(load.AXTreeTime), load.AXTreeSkipped
 		row.AISnapshotMS, row.AISnapshotSkipped = optMS(load.AISnapshotTime), load.AISnapshotSkipped
+		probeColumns(&row, load)
 	}
 	return row
 }
@@ -193,12 +194,14 @@ func (p *processor) space(t Target, m space.Measured) (dataset.SpaceRow, bool) {
 		ViewportExpansion: int64(m.Expansion),
 		TextPolicy:        string(c.Options.Text),
 		IDPolicy:          string(c.IDPolicy()),
+		StrategyColumns:   c.Setting.Columns(c.Budget > 0),
 		Actions:           space.Actions(m.Rendered.Actions),
 	}
 	if c.Budget > 0 && m.RenderErr != nil {
 		log.Warn("token budget not fitted", logPageID, t.PageID, logURL, t.URL, logError, m.RenderErr)
 		row.TokenBudget = ptr(c.Budget)
 		row.TokensSkipped, row.RatioSkipped, row.RecallSkipped = dataset.SkippedFailed, dataset.SkippedSpaceUncounted, dataset.SkippedFailed
+		space.QualityFailed(&row.SpaceMetrics)
 		return row, true
 	}
 	space.StoreText(&row, m.Rendered)

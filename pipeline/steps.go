@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"actionspace/axtree"
 )
 
 // The actions of a page's steps (crawl --steps), performed in order on
@@ -115,6 +117,11 @@ func (c PageConfig) validateSteps() error {
 		if !slices.Contains(StepActions(), a) {
 			return fmt.Errorf("steps: unknown step %q (want %s)", a, strings.Join(StepActions(), ", "))
 		}
+	}
+	if len(c.Steps) > 0 && c.Extras.ActionableProbe == axtree.ProbeAll {
+		// Its scrolls fire the page's scroll listeners (an infinite feed
+		// grows): each step would start from a state nobody captured.
+		return fmt.Errorf("steps: the actionable probe %q scrolls the page between its states; use %q with steps", axtree.ProbeAll, axtree.ProbeViewport)
 	}
 	return nil
 }

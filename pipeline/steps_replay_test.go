@@ -30,6 +30,7 @@ func stepsCrawl(t *testing.T) (pipeline.Config, []pipeline.Target, *pipelinetest
 	cfg.Workers = 2
 	cfg.Timeout = 20 * time.Second
 	cfg.Expansions = []int{0, -1}
+	cfg.Budgets = []int64{300} // a budget row per state too
 	cfg.Output.PartPages = 3
 	cfg.Page.Steps = []string{pipeline.StepExpand, pipeline.StepBack}
 	return cfg, pipeline.TargetsFromURLs(corpora.MutationURLs(pipelinetest.Origin)), replay
@@ -67,7 +68,7 @@ func wantSteps(t *testing.T) map[string][]string {
 // per URL; the steps rows wantSteps says; a blobs row per captured state
 // keyed by (page_id, step), none twice; and spaces, elements and oracle
 // rows for exactly the captured states, each state with as many spaces
-// rows as step 0.
+// rows as step 0 (its budget rows included).
 func checkStepRows(t *testing.T, dir string, urls int) {
 	t.Helper()
 	pages := readRows[dataset.PageRow](t, dir, dataset.PagesDir)

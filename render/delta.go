@@ -322,3 +322,20 @@ func AXTreeHandle(line string) string {
 	}
 	return id
 }
+
+// BrowserUseHandle returns the index of a browser-use line ("12" of
+// "\t[12]<button />", also after "|SHADOW(open)|"), "" when it has none.
+func BrowserUseHandle(line string) string {
+	line = strings.TrimPrefix(strings.TrimLeft(line, "\t"), "|SHADOW(open)|")
+	if !strings.HasPrefix(line, "[") {
+		return ""
+	}
+	id, _, ok := strings.Cut(line[1:], "]<")
+	if !ok {
+		return ""
+	}
+	if _, err := strconv.Atoi(id); err != nil {
+		return ""
+	}
+	return id
+}

@@ -143,7 +143,7 @@ func TestDelta_RoundTripsRandomEdits(t *testing.T) {
 // grow and shrink, as steps scroll), naming the handles of each format.
 func TestDelta_StoredFormats(t *testing.T) {
 	handles := map[string]func(string) string{
-		"fast": ActionSpaceHandle, "playwright-ai": AISnapshotHandle, "axtree": AXTreeHandle,
+		"fast": ActionSpaceHandle, "playwright-ai": AISnapshotHandle, "axtree": AXTreeHandle, "browser-use": BrowserUseHandle,
 	}
 	dirs, err := filepath.Glob(filepath.Join("testdata", "*"))
 	if err != nil {
@@ -207,6 +207,9 @@ func TestLineHandles(t *testing.T) {
 		{AXTreeHandle, "\t\t[123] button 'Go'", "123"},
 		{AXTreeHandle, "StaticText 'x'", ""},
 		{AXTreeHandle, "[x] y", ""},
+		{BrowserUseHandle, "\t\t[12]<button type=submit />", "12"},
+		{BrowserUseHandle, "|SHADOW(open)|[7]<input />", "7"},
+		{BrowserUseHandle, "|IFRAME|<iframe />", ""},
 	}
 	for _, tt := range tests {
 		if got := tt.f(tt.line); got != tt.want {

@@ -99,28 +99,5 @@ func thousands(n int64) string {
 // TestPerceptionDoc_BudgetExample checks the doc's worked example of token
 // budgets against the goldens it is made from.
 func TestPerceptionDoc_BudgetExample(t *testing.T) {
-	data, err := os.ReadFile(perceptionDoc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme := string(data)
-	i, j := strings.Index(readme, budgetExampleBegin), strings.Index(readme, budgetExampleEnd)
-	if i < 0 || j < i {
-		t.Fatalf("%s: no %s … %s block", perceptionDoc, budgetExampleBegin, budgetExampleEnd)
-	}
-	want := budgetExample(t)
-	got := strings.TrimSpace(readme[i+len(budgetExampleBegin) : j])
-	if got == want {
-		return
-	}
-	if *update {
-		readme = readme[:i+len(budgetExampleBegin)] + "\n" + want + "\n" + readme[j:]
-		if err := os.WriteFile(perceptionDoc, []byte(readme), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if k, g, w, ok := firstDiff(got, want); ok {
-		t.Fatalf("%s: the budget example differs from the goldens at its line %d:\n got %q\nwant %q\n(run go test ./render -run PerceptionDoc -update)", perceptionDoc, k, g, w)
-	}
+	checkDocBlock(t, perceptionDoc, budgetExampleBegin, budgetExampleEnd, budgetExample(t))
 }

@@ -58,7 +58,11 @@ type Space struct {
 // Fast renders a view as the fast-mode action space.
 func Fast(v *dom.View) Space {
 	var b strings.Builder
-	writeLines(&b, v, nil, defaultCaps)
+	if strategic(v.Options) {
+		writeStrategic(&b, v)
+	} else {
+		writeLines(&b, v, nil, defaultCaps)
+	}
 	return space(v, nil, b.String())
 }
 
@@ -78,17 +82,29 @@ func writeLines(b *strings.Builder, v *dom.View, show []bool, c caps) (cuts int)
 		if show != nil && !show[k] {
 			continue
 		}
-		if !it.IsAction() {
-			b.WriteString("_[:]")
-			b.WriteString(truncate(it.Text, MaxText))
-			b.WriteByte('\n')
-			continue
-		}
-		b.WriteString(it.ID)
-		b.WriteString("[:]")
-		cuts += writeElement(b, &nodes[it.Node], it.Text, c)
-		b.WriteByte('\n')
+		cuts += writeItem(b, nodes, it, c, false)
 	}
+	return cuts
+}
+
+// writeItem writes one line of a view: a context line, or an action's
+// `ID[:]<element>` with its text and values cut to c and, with coarse,
+// its position (dom.LayoutCoarse). It returns how many texts and values
+// came out shorter than under defaultCaps.
+func writeItem(b *strings.Builder, nodes []dom.Node, it dom.Item, c caps, coarse bool) (cuts int) {
+	if !it.IsAction() {
+		b.WriteString("_[:]")
+		b.WriteString(truncate(it.Text, MaxText))
+		b.WriteByte('\n')
+		return 0
+	}
+	b.WriteString(it.ID)
+	b.WriteString("[:]")
+	cuts = writeElement(b, &nodes[it.Node], it.Text, c)
+	if coarse {
+		b.WriteString(position(&nodes[it.Node]))
+	}
+	b.WriteByte('\n')
 	return cuts
 }
 
@@ -284,7 +300,7 @@ func perception(v *dom.View, space string) string {
 	b.WriteString("Title: " + truncate(p.Title, MaxText) + "\n")
 	b.WriteString("Captured: " + time.UnixMilli(int64(p.Time)).UTC().Format(time.RFC3339) + "\n")
 	b.WriteString("Viewport: " + strconv.Itoa(int(p.ViewportWidth)) + "x" + strconv.Itoa(int(p.ViewportHeight)) +
-		", expansion " + strconv.Itoa(v.Options.Expansion) + ", text " + string(v.Options.Text) + "\n")
+		", expansion " + strconv.Itoa(v.Options.Expansion) + ", text " + string(v.Options.Text) + strategyNote(v.Options) + "\n")
 	if v.Modal {
 		b.WriteString("Modal dialog open: only its content is shown.\n")
 	}

@@ -26,9 +26,9 @@ type FormatSpace struct {
 	// handle, -1 when it has none; nil when no oracle was given.
 	HandledLine []int
 	// HandleNodes are, per handle (in the order of HandleLines), the node
-	// of the record that holds it: the AI snapshot's line
-	// (axtree.ParseSnapshot) for playwright-ai, the accessibility tree's
-	// node for axtree. What the handle names across steps is decided from
+	// of the record that holds it: the capture element for browser-use,
+	// the AI snapshot's line (axtree.ParseSnapshot) for playwright-ai, the
+	// accessibility tree's node for axtree. What the handle names across steps is decided from
 	// them (docs/handles.md).
 	HandleNodes []int
 }

@@ -83,7 +83,8 @@ func (m *Meter) recount(measured Tokens, fitted, budget int64) error {
 // budget (CutFromEnd): the baseline a budgeted action space is compared
 // with, and what its kept lines hold.
 type CutSpace struct {
-	// Format is the format cut: FormatPlaywrightAI or FormatAXTree.
+	// Format is the format cut: FormatBrowserUse, FormatPlaywrightAI or
+	// FormatAXTree (Cuttable).
 	Format string
 	// Budget is the token budget, in m's headline encoding.
 	Budget int64
@@ -108,8 +109,8 @@ type CutSpace struct {
 // time it took: rendering the whole text, then cutting it.
 func (m *Meter) CutFormat(p *Page, format string, budget int64) (CutSpace, time.Duration, error) {
 	start := time.Now()
-	if format != FormatPlaywrightAI && format != FormatAXTree {
-		return CutSpace{}, 0, fmt.Errorf("cut %s from the end: want %s or %s", format, FormatPlaywrightAI, FormatAXTree)
+	if !Cuttable(format) {
+		return CutSpace{}, 0, fmt.Errorf("cut %s from the end: want %s, %s or %s", format, FormatBrowserUse, FormatPlaywrightAI, FormatAXTree)
 	}
 	if !p.Has(format) {
 		return CutSpace{}, 0, fmt.Errorf("cut %s from the end: the page has no record for it", format)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"actionspace/axtree"
 	"actionspace/dataset"
@@ -16,7 +17,7 @@ import (
 // Formats returns every format name, in the order rows and reports list
 // them.
 func Formats() []string {
-	return []string{FormatActionSpace, FormatPlaywrightAI, FormatAXTree, FormatHTML}
+	return []string{FormatActionSpace, FormatBrowserUse, FormatPlaywrightAI, FormatAXTree, FormatHTML}
 }
 
 // ParseFormats reads a comma list of formats: each known, none twice, at
@@ -91,6 +92,11 @@ type Page struct {
 	// before this one (see SetPrevious); nil at a page's first step.
 	steps  *stepState
 	before *Page
+
+	// salientTexts are the capture's salient texts (dom.Salient), found
+	// once, on first use, by salient.
+	salientOnce  sync.Once
+	salientTexts dom.SalientTexts
 }
 
 // NewPage assembles a page and builds its oracle (once: every setting is
@@ -180,6 +186,10 @@ func (p *Page) Render(ctx context.Context, s Setting, modes Renderers) (Rendered
 		if p.Oracle != nil {
 			res := p.Oracle.View(v)
 			out.Score, out.Handled = &res.Score, res.Handled
+			if f := s.Options.Only; f != "" && f != dom.FilterAll {
+				sc := p.Oracle.ScoreFilter(v.Window, res.Handled, f)
+				out.OnlyScore = &sc
+			}
 		}
 		return out, err
 	}
@@ -214,6 +224,13 @@ func (p *Page) formatSpace(format string, e int) (render.FormatSpace, dom.Rect, 
 		return render.AXTree(p.AXTree, p.Oracle, win), win, nil
 	case FormatHTML:
 		return render.HTML(p.HTML), win, nil
+	case FormatBrowserUse:
+		fs := render.BrowserUse(p.Tree, p.Oracle, render.BrowserUseOptions{Expansion: e})
+		fs.Text = render.BrowserUseWrap(p.Tree, e, fs.Text)
+		if strings.HasPrefix(fs.Text, "[Start of page]\n") {
+			shiftLines(&fs, 1)
+		}
+		return fs, win, nil
 	}
 	return render.FormatSpace{}, win, fmt.Errorf("render %s: not a format of its own renderer", format)
 }

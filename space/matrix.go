@@ -28,6 +28,15 @@ type Matrix struct {
 	Expansions []int
 	// Texts lists actionspace's context-text policies.
 	Texts []dom.TextPolicy
+	// Groups, Layouts and Onlys list actionspace's compression strategies
+	// (docs/strategies.md): grouping's least run (0 = off), the layout
+	// cues and the element filters. Each empty list means its default
+	// alone (0, dom.LayoutNone, dom.FilterAll); every fixed-window
+	// actionspace cell is rendered in each of their combinations
+	// (Strategies). Budget cells are plain.
+	Groups  []int
+	Layouts []dom.Layout
+	Onlys   []dom.Filter
 	// Encodings are the tokenizers every text is counted with; the first
 	// leads reports, and budgets are counted in it.
 	Encodings []metrics.Encoding
@@ -42,8 +51,8 @@ type Matrix struct {
 	// (Options.IDs ""). Budget cells number positionally.
 	IDs []dom.IDPolicy
 	// Cuts adds, per budget, the cut-from-the-end baseline of every
-	// format with handles on lines (playwright-ai and axtree, when
-	// listed): the format's whole-page text cut to the budget
+	// format with handles on lines (browser-use, playwright-ai and axtree,
+	// when listed; Cuttable): the format's whole-page text cut to the budget
 	// (Meter.CutFormat), what users do today. Bench sets it; a crawl
 	// leaves it off, so the spaces table has no baseline rows.
 	Cuts bool
@@ -79,6 +88,9 @@ func (m Matrix) Validate() error {
 		_, err := dom.ParseTextPolicy(string(t))
 		return err
 	}); err != nil {
+		return err
+	}
+	if err := m.validStrategies(); err != nil {
 		return err
 	}
 	if err := listed("encodings", m.Encodings, func(e metrics.Encoding) error {
@@ -145,11 +157,12 @@ func (m Matrix) idPolicies() []dom.IDPolicy {
 
 // Cells expands the matrix into the cells each page is rendered in, in
 // the order of the spaces table's rows: per format (in Formats order),
-// actionspace in every expansion × mode × text policy × ID policy, playwright-ai and
-// axtree in every expansion, html once at the whole page (whether or not
-// -1 is among the expansions); then, when actionspace is listed, its
-// budget cells by text policy, then budget; then, with Cuts, the
-// baselines of playwright-ai and axtree (when listed) by budget.
+// actionspace in every expansion × mode × text policy × strategy × ID policy,
+// browser-use, playwright-ai and axtree in every expansion, html once at
+// the whole page (whether or not -1 is among the expansions); then, when
+// actionspace is listed, its budget cells by text policy, then budget;
+// then, with Cuts, the baselines of the Cuttable formats (when listed)
+// by budget.
 func (m Matrix) Cells() []Cell {
 	var out []Cell
 	for _, f := range m.Formats {
@@ -158,8 +171,10 @@ func (m Matrix) Cells() []Cell {
 			for _, e := range m.Expansions {
 				for _, mode := range m.Modes {
 					for _, t := range m.Texts {
-						for _, ids := range m.idPolicies() {
-							out = append(out, Cell{Setting: Setting{Format: f, Mode: mode, Options: dom.Options{Expansion: e, Text: t, IDs: ids}}})
+						for _, st := range m.Strategies() {
+							for _, ids := range m.idPolicies() {
+								out = append(out, Cell{Setting: Setting{Format: f, Mode: mode, Options: dom.Options{Expansion: e, Text: t, Strategy: st, IDs: ids}}})
+							}
 						}
 					}
 				}
@@ -181,7 +196,7 @@ func (m Matrix) Cells() []Cell {
 	}
 	if m.Cuts {
 		for _, f := range m.Formats {
-			if f != FormatPlaywrightAI && f != FormatAXTree {
+			if !Cuttable(f) {
 				continue
 			}
 			for _, n := range m.Budgets {

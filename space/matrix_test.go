@@ -11,6 +11,7 @@ import (
 	"actionspace/dataset"
 	"actionspace/dom"
 	"actionspace/metrics"
+	"actionspace/render"
 )
 
 // validMatrix is a small valid matrix the table tests edit.
@@ -57,6 +58,14 @@ func TestMatrix_Validate(t *testing.T) {
 		{"encoding twice", func(m *Matrix) { m.Encodings = []metrics.Encoding{metrics.O200K, metrics.O200K} }, "encodings: o200k_base listed twice"},
 		{"zero budget", func(m *Matrix) { m.Budgets = []int64{0} }, "token-budget: "},
 		{"budget twice", func(m *Matrix) { m.Budgets = []int64{100, 100} }, "token-budget: "},
+		{"strategies", func(m *Matrix) {
+			m.Groups, m.Layouts, m.Onlys = []int{0, 3}, []dom.Layout{dom.LayoutNone, dom.LayoutCoarse}, []dom.Filter{dom.FilterAll, "links+inputs"}
+		}, ""},
+		{"group 1", func(m *Matrix) { m.Groups = []int{1} }, "group: group 1"},
+		{"group twice", func(m *Matrix) { m.Groups = []int{3, 3} }, "group: 3 listed twice"},
+		{"bad layout", func(m *Matrix) { m.Layouts = []dom.Layout{"fine"} }, `layout: unknown layout "fine"`},
+		{"bad filter", func(m *Matrix) { m.Onlys = []dom.Filter{"forms"} }, `only: unknown element kind "forms"`},
+		{"filter out of order", func(m *Matrix) { m.Onlys = []dom.Filter{"inputs+links"} }, `only: filter "inputs+links": write it "links+inputs"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,6 +87,9 @@ func TestMatrix_Validate(t *testing.T) {
 // /B<budget> for a budget cell.
 func cellKey(c Cell) string {
 	k := fmt.Sprintf("%s/%s/%d/%s", c.Format, c.Mode, c.Options.Expansion, c.Options.Text)
+	if st := c.Options.Strategy.Key(); st != "" {
+		k += "/" + st
+	}
 	if c.Budget > 0 {
 		k += fmt.Sprintf("/B%d", c.Budget)
 	}
@@ -98,7 +110,13 @@ func TestMatrix_Cells(t *testing.T) {
 			Texts: []dom.TextPolicy{dom.TextViewport, dom.TextNone}}, []string{
 			"actionspace/fast/0/viewport", "actionspace/fast/0/none", "actionspace/deep/0/viewport", "actionspace/deep/0/none",
 			"actionspace/fast/-1/viewport", "actionspace/fast/-1/none", "actionspace/deep/-1/viewport", "actionspace/deep/-1/none",
-			"playwright-ai//0/", "playwright-ai//-1/", "axtree//0/", "axtree//-1/", "html//-1/",
+			"browser-use//0/", "browser-use//-1/", "playwright-ai//0/", "playwright-ai//-1/", "axtree//0/", "axtree//-1/", "html//-1/",
+		}},
+		{"strategies crossed, budgets plain, browser-use cut", Matrix{Formats: []string{FormatActionSpace, FormatBrowserUse}, Modes: []string{ModeFast}, Expansions: []int{0},
+			Texts: []dom.TextPolicy{dom.TextNone}, Groups: []int{0, 3}, Layouts: []dom.Layout{dom.LayoutNone, dom.LayoutCoarse}, Onlys: []dom.Filter{"links"},
+			Budgets: []int64{100}, Cuts: true}, []string{
+			"actionspace/fast/0/none/links", "actionspace/fast/0/none/coarse,links", "actionspace/fast/0/none/g3,links", "actionspace/fast/0/none/g3,coarse,links",
+			"browser-use//0/", "actionspace/fast/0/none/B100", "browser-use//-1//B100",
 		}},
 		{"html once, at the whole page", Matrix{Formats: []string{FormatHTML}, Modes: []string{ModeFast}, Expansions: []int{0, 500},
 			Texts: []dom.TextPolicy{dom.TextViewport}, Budgets: []int64{100}}, []string{"html//-1/"}},
@@ -193,6 +211,7 @@ func TestSweeper_Sweep(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				page.Quality(&want, Rendered{Space: bs.Space, Handled: page.Oracle.Kept(page.Tree, bs.Kept)}, bs.Expansion)
 				if g.Rendered.Perception != text {
 					t.Errorf("%s %s: perception text differs from FitBudget's", s.name, cellKey(c))
 				}
@@ -207,6 +226,7 @@ func TestSweeper_Sweep(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				page.Quality(&want, Rendered{Format: c.Format, Space: render.Space{ActionSpace: cs.Text}, Handled: cs.Handled}, dom.WholePage)
 				if g.Rendered.ActionSpace != text {
 					t.Errorf("%s %s: kept text differs from CutFormat's", s.name, cellKey(c))
 				}
@@ -218,6 +238,7 @@ func TestSweeper_Sweep(t *testing.T) {
 				if want, err = meter.Measure(ctx, r, html); err != nil {
 					t.Fatal(err)
 				}
+				page.Quality(&want, r, c.Setting.WindowExpansion())
 				if g.Rendered.ActionSpace != r.ActionSpace || g.Rendered.Perception != r.Perception {
 					t.Errorf("%s %s: text differs from Page.Render's", s.name, cellKey(c))
 				}

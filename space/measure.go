@@ -111,6 +111,11 @@ func (m *Meter) Measure(ctx context.Context, r Rendered, html Tokens) (dataset.S
 		default:
 			sm.Recall, sm.RecallSkipped = ptr(rec), ""
 		}
+		if o := r.OnlyScore; o != nil {
+			if rec, ok := o.Recall(); ok {
+				sm.RecallFiltered = ptr(rec)
+			}
+		}
 	}
 	if d := r.Deep; d != nil {
 		if d.Model != "" {

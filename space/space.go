@@ -35,6 +35,10 @@ const (
 	FormatAXTree = "axtree"
 	// FormatHTML is the page's HTML, whole page only.
 	FormatHTML = "html"
+	// FormatBrowserUse is the text browser-use's DOM serializer gives its
+	// agent, rendered from the capture (render.BrowserUse), cut at its
+	// own 40,000 characters.
+	FormatBrowserUse = "browser-use"
 )
 
 // ParseModes reads a comma list of modes: each known, none twice, at
@@ -93,6 +97,10 @@ type Rendered struct {
 	// accessibility tree's node. Page.Render sets them; the step metrics
 	// read them (see Page.SetPrevious).
 	HandleNodes []int
+	// OnlyScore is an actionspace space's recall against the oracle
+	// elements its element filter (dom.Options.Only) keeps; nil without
+	// a filter or an oracle.
+	OnlyScore *oracle.Score
 }
 
 // actionSpace reports whether r is an actionspace rendering, the one
@@ -190,3 +198,16 @@ func (d Deep) Validate() error {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// shiftLines moves the handle lines of fs down by n lines (a wrapper line
+// added before its text).
+func shiftLines(fs *render.FormatSpace, n int) {
+	for k := range fs.HandleLines {
+		fs.HandleLines[k] += n
+	}
+	for k, l := range fs.HandledLine {
+		if l >= 0 {
+			fs.HandledLine[k] = l + n
+		}
+	}
+}

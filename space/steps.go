@@ -133,6 +133,9 @@ func (p *Page) handleKeys(f string, t trace) (handles []string, keys []dom.Eleme
 		switch f {
 		case FormatActionSpace:
 			handles[i], elem = t.ids[i], n
+		case FormatBrowserUse:
+			// (its index is the element's index in the capture)
+			handles[i], elem = strconv.Itoa(n), n
 		case FormatPlaywrightAI:
 			refs, capture := p.snapshotElements()
 			if n >= 0 && n < len(refs) {
@@ -248,6 +251,8 @@ func lineHandle(f string) func(string) string {
 	switch f {
 	case FormatActionSpace:
 		return render.ActionSpaceHandle
+	case FormatBrowserUse:
+		return render.BrowserUseHandle
 	case FormatPlaywrightAI:
 		return render.AISnapshotHandle
 	case FormatAXTree:

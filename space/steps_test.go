@@ -207,6 +207,9 @@ func TestSweep_Steps(t *testing.T) {
 					if c.IDPolicy() == dom.IDsStable && got.Same != got.Kept {
 						t.Errorf("%s %s %v: stable IDs changed: %+v", s.name, kind, c, got)
 					}
+				case FormatBrowserUse:
+					// Its indexes are capture indexes: positional.
+					wrong[kind+"/"+c.Format] += got.Wrong
 				default:
 					if got.Wrong != 0 {
 						t.Errorf("%s %s %v: %d handles re-pointed", s.name, kind, c, got.Wrong)

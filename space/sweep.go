@@ -105,6 +105,7 @@ func (s Sweeper) render(ctx, renderCtx context.Context, p *Page, html Tokens, m 
 		return
 	}
 	m.Metrics, m.MeasureErr = s.Meter.Measure(ctx, m.Rendered, html)
+	p.Quality(&m.Metrics, m.Rendered, m.Cell.WindowExpansion())
 	if m.Cell.Format == FormatHTML || m.RenderErr != nil {
 		return
 	}
@@ -145,7 +146,11 @@ func (s Sweeper) fit(ctx context.Context, p *Page, html Tokens, m *Measured) {
 	}
 	m.Expansion = first.Expansion
 	m.Rendered = Rendered{Format: FormatActionSpace, Space: first.Space, Handles: len(first.Actions)}
+	if p.Oracle != nil {
+		m.Rendered.Handled = p.Oracle.Kept(p.Tree, first.Kept)
+	}
 	m.Metrics, m.Budget, m.MeasureErr = s.Meter.MeasureBudget(ctx, first, html, p.Tree, p.Oracle)
+	p.Quality(&m.Metrics, m.Rendered, m.Expansion)
 }
 
 // cut cuts the cell's format's whole-page text to the cell's budget
@@ -171,6 +176,7 @@ func (s Sweeper) cut(ctx context.Context, p *Page, html Tokens, m *Measured) {
 	}
 	m.Rendered = Rendered{Format: m.Cell.Format, Space: render.Space{ActionSpace: first.Text}, Handles: first.Handles, Handled: first.Handled}
 	m.Metrics, m.Budget, m.MeasureErr = s.Meter.MeasureCut(ctx, p, first, html)
+	p.Quality(&m.Metrics, m.Rendered, dom.WholePage)
 }
 
 // runs is Repeat, at least 1.

@@ -84,7 +84,30 @@ func (p *Page) Tables(runID, pageID, url string) ([]dataset.ElementRow, []datase
 		if reason := res.Reasons[k]; reason != "" {
 			r.MissReason = ptr(reason)
 		}
+		probeColumns(&r, p.Oracle, &e)
 		rows[k] = r
 	}
 	return elements, rows
 }
+
+// probeColumns sets an oracle row's actionable-now columns from element
+// e's probe answer.
+func probeColumns(r *dataset.OracleRow, o *oracle.Oracle, e *oracle.Element) {
+	switch {
+	case o.Probe() == "":
+		r.ActionableSkipped = dataset.SkippedNotProbed
+	case e.Actionable != nil:
+		r.Actionable = ptr(*e.Actionable)
+		if !*e.Actionable {
+			r.CoveringTag, r.CoveringRole = ptr(e.CoverTag), ptr(e.CoverRole)
+		}
+	case e.ProbeWhy != "":
+		r.ActionableSkipped = e.ProbeWhy
+	default:
+		r.ActionableSkipped = NotCandidate
+	}
+}
+
+// NotCandidate is the oracle table's actionable_skipped for an element
+// the probe did not ask about: off screen under the viewport probe.
+const NotCandidate = "not_candidate"

@@ -354,9 +354,9 @@ func TestRun_Corpus(t *testing.T) {
 	}
 	pages := len(corpora.DefaultPaths())
 	// actionspace: fast and deep, two expansions, one text policy, two
-	// budgets; playwright-ai and axtree: two expansions, two baselines;
-	// html once.
-	cells := 2*2 + 2 + 2*(2+2) + 1
+	// budgets; browser-use, playwright-ai and axtree: two expansions, two
+	// baselines; html once.
+	cells := 2*2 + 2 + 3*(2+2) + 1
 	if got := arrowRowCount(t, filepath.Join(out, bench.CellsFile)); got != pages*cells {
 		t.Errorf("cells.parquet: %d rows, want %d pages x %d cells", got, pages, cells)
 	}

@@ -18,6 +18,7 @@ import (
 type Matrix struct {
 	m                                                          *space.Matrix
 	formats, modes, expansions, texts, encodings, budgets, ids string
+	strategies                                                 strategyFlags
 }
 
 // BindMatrix binds the matrix flags on fs to m, with m's values as the
@@ -47,9 +48,10 @@ func BindMatrix(fs *flag.FlagSet, m *space.Matrix, formats, note string, stderr 
 		return nil
 	})
 	fs.StringVar(&b.expansions, "viewport-expansion", b.expansions, "viewport expansions in CSS pixels (`LIST`; -1 = the whole page)")
-	fs.StringVar(&b.texts, "text", b.texts, "context text (`LIST` of viewport: inside the window, all: every text, none)")
+	fs.StringVar(&b.texts, "text", b.texts, "context text (`LIST` of viewport: inside the window, all: every text, salient: only salient text inside the window, none)")
 	fs.StringVar(&b.ids, "ids", b.ids, "actionspace ID policies (`LIST` of positional: counters in document order over the window, recomputed at every step; stable: an element keeps its ID for the life of its document, across steps and windows); empty = positional")
 	fs.StringVar(&b.encodings, "encodings", b.encodings, "tokenizers to count with (`LIST` of cl100k_base, o200k_base; the first leads reports)")
+	b.strategies.bind(fs, m)
 	fs.StringVar(&b.budgets, "token-budget", b.budgets, "token budgets (`LIST`, e.g. 1000,2000,4000,8000; empty = none): per page and text policy, the fast action space that fits in N tokens of the first of --encodings, perception wrapper included")
 	return b
 }
@@ -87,6 +89,9 @@ func (b *Matrix) Parse() error {
 	}
 	if m.Budgets, err = ParseInt64s(b.budgets); err != nil {
 		return Usagef("--token-budget: %v", err)
+	}
+	if err := b.strategies.parse(&m); err != nil {
+		return err
 	}
 	m.Cuts = b.m.Cuts
 	if err := m.Validate(); err != nil {
