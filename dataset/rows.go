@@ -673,8 +673,8 @@ type SpaceMetrics struct {
 	// rows, cut-from-the-end baselines and html rows; the handles_*
 	// columns are null too when a capture of the two steps carries no
 	// element keys (made before they existed). A handle's element is the
-	// element it names: an ID's captured element, the captured element an
-	// AI snapshot ref's box ties to, the DOM node an axtree node id is (the
+	// element it names: an ID's or a browser-use index's captured
+	// element, the captured element an AI snapshot ref's box ties to, the DOM node an axtree node id is (the
 	// id is the backend DOM node id); a handle tied to no element counts
 	// as new and removed, never as kept or wrong.
 
