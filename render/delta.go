@@ -309,28 +309,22 @@ func AISnapshotHandle(line string) string {
 // AXTreeHandle returns the node id of an axtree line ("123" of
 // "\t[123] button 'Submit'"), "" when it has none.
 func AXTreeHandle(line string) string {
-	line = strings.TrimLeft(line, "\t")
-	if !strings.HasPrefix(line, "[") {
-		return ""
-	}
-	id, _, ok := strings.Cut(line[1:], "] ")
-	if !ok {
-		return ""
-	}
-	if _, err := strconv.Atoi(id); err != nil {
-		return ""
-	}
-	return id
+	return bracketNumber(strings.TrimLeft(line, "\t"), " ")
 }
 
 // BrowserUseHandle returns the index of a browser-use line ("12" of
 // "\t[12]<button />", also after "|SHADOW(open)|"), "" when it has none.
 func BrowserUseHandle(line string) string {
-	line = strings.TrimPrefix(strings.TrimLeft(line, "\t"), "|SHADOW(open)|")
+	return bracketNumber(strings.TrimPrefix(strings.TrimLeft(line, "\t"), "|SHADOW(open)|"), "<")
+}
+
+// bracketNumber returns N when line starts with "[N]" followed by after,
+// N a number; "" otherwise.
+func bracketNumber(line, after string) string {
 	if !strings.HasPrefix(line, "[") {
 		return ""
 	}
-	id, _, ok := strings.Cut(line[1:], "]<")
+	id, _, ok := strings.Cut(line[1:], "]"+after)
 	if !ok {
 		return ""
 	}
