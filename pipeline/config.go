@@ -28,8 +28,15 @@ type Config struct {
 	// Output.Partition), 0 for none; recorded, so that a resume with
 	// another count is refused.
 	Shards int
-	// Workers is the number of pages crawled at once.
+	// Workers is the number of pages processed at once (decoded,
+	// rendered, counted): CPU work, one worker per core by default.
 	Workers int
+	// InFlight is the number of pages loaded at once, each in a browser
+	// page of its own (navigation, settling, capture, extras: mostly
+	// waiting on Chromium); 0 means as many as Workers. A page loads its
+	// next URL while the last one is processed. See the stages in
+	// stages.go.
+	InFlight int
 	// Timeout bounds one attempt at one URL: navigation, settling, capture
 	// and content; and, once the page is loaded, its processing (decoding,
 	// rendering, counting, scoring), from the end of the load.
@@ -89,6 +96,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Workers:      DefaultWorkers(),
+		InFlight:     DefaultInFlight(),
 		Timeout:      DefaultTimeout,
 		Retries:      DefaultRetries,
 		Grace:        DefaultGrace,
@@ -110,6 +118,8 @@ func (c Config) Validate() error {
 	switch {
 	case c.Workers < 1:
 		return fmt.Errorf("workers: %d, want at least 1", c.Workers)
+	case c.InFlight < 0:
+		return fmt.Errorf("in-flight: %d, want >= 0 (0: as many as workers)", c.InFlight)
 	case c.Timeout <= 0:
 		return fmt.Errorf("timeout: %v, want > 0", c.Timeout)
 	case c.Retries < 0:

@@ -280,6 +280,7 @@ func TestCheckResumable(t *testing.T) {
 		want   string // "" for accepted
 	}{
 		{"workers", func(c *Config) { c.Workers = 9 }, ""},
+		{"in_flight", func(c *Config) { c.InFlight = 7 }, ""},
 		{"timeout", func(c *Config) { c.Timeout = time.Minute }, ""},
 		{"part pages", func(c *Config) { c.Output.PartPages = 7 }, ""},
 		{"part interval", func(c *Config) { c.Output.PartInterval = time.Hour }, ""},

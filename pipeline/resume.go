@@ -15,7 +15,7 @@ import (
 // settings and the log level are not recorded at all.) The partition
 // differs between the shards of one dataset, whose first part a resume
 // compares with; the shard count does not.
-var resumeMayChange = []string{"workers", "timeout_seconds", "part_pages", "part_interval_seconds",
+var resumeMayChange = []string{"workers", "in_flight", "timeout_seconds", "part_pages", "part_interval_seconds",
 	"partition", "browser_endpoints"}
 
 // checkResumable reports the first setting, in the record's order, in

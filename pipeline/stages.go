@@ -1,0 +1,78 @@
+package pipeline
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// A run has two stages with limits of their own. Loading a page
+// (navigation, settling, the capture, the extras) is mostly waiting on
+// Chromium, which works in its own processes; processing it (decoding,
+// rendering every cell, counting tokens, the oracle) is CPU work in this
+// one. Config.InFlight loaders each own a page and load one target after
+// another; Config.Workers processors, one per core by default, make the
+// rows. A page loads its next target while its last one is processed.
+
+// DefaultInFlightPerWorker is how many pages are loaded at once per
+// processing worker by default (Config.InFlight): chosen by measurement,
+// on the corpus and the saved public pages, with tools/throughput (see
+// docs/throughput.md).
+const DefaultInFlightPerWorker = 2
+
+// DefaultInFlight is DefaultInFlightPerWorker pages per default worker.
+func DefaultInFlight() int { return DefaultInFlightPerWorker * DefaultWorkers() }
+
+// inFlight is the number of loaders: Config.InFlight, or Workers when it
+// is 0.
+func (c Config) inFlight() int {
+	if c.InFlight > 0 {
+		return c.InFlight
+	}
+	return c.Workers
+}
+
+// job is one target whose loading is over: its load (nil when none
+// started), or the error that failed it.
+type job struct {
+	t        Target
+	load     *Load
+	err      error
+	attempts int
+	started  time.Time
+}
+
+// processJobs runs n processors that turn every job into its result until
+// jobs is closed. A page's processing runs on a context the interrupt does
+// not cancel; stop (the end of the grace period) ends it, and the page
+// then gets no result (see processor.process).
+func processJobs(stop context.Context, proc *processor, n int, jobs <-chan job, results chan<- Result, log *slog.Logger) {
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			for j := range jobs {
+				if res, ok := proc.run(stop, j, log); ok {
+					results <- res
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// run makes the result of one job: an error row for a failed target, the
+// rows of a loaded page otherwise; ok false when stop ended the
+// processing.
+func (p *processor) run(stop context.Context, j job, log *slog.Logger) (Result, bool) {
+	if j.err != nil {
+		return p.failed(j.t, j.load, j.err, j.attempts, j.started), true
+	}
+	res, ok := p.process(stop, j.t, j.load, j.attempts, j.started)
+	if !ok {
+		log.Info("processing stopped at the end of the grace period; the page gets no row", logPageID, j.t.PageID, logURL, j.t.URL)
+		return Result{}, false
+	}
+	log.Debug("page done", logPageID, j.t.PageID, logURL, j.t.URL, logStatus, res.Page.Status, logSpaces, len(res.Spaces))
+	return res, true
+}
