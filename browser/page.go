@@ -320,7 +320,11 @@ func (p *pwPage) load(ctx context.Context, rawURL string) (*pipeline.Load, error
 	if tab.egress != nil {
 		tab.egress.Reset()
 	}
-	ld, err := p.loadPage(ctx, tab, rawURL)
+	loadPage := p.loadPage
+	if p.cfg.Floor {
+		loadPage = p.floorPage
+	}
+	ld, err := loadPage(ctx, tab, rawURL)
 	return p.blockedLoad(tab, rawURL, ld, err)
 }
 

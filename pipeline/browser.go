@@ -159,6 +159,14 @@ type PageConfig struct {
 	// are taken right after it: the formats other than actionspace render
 	// from them (see Config.UseFormats).
 	Extras ExtrasConfig
+	// Floor makes every load the bare navigation loop a crawl's
+	// throughput is measured against: navigate to the load event, read
+	// the page's HTML as Playwright's content() serializes it, and
+	// nothing else (no settling, capture, extras, screenshot, cap or
+	// redaction; the network policy holds as for any load). The crawl
+	// then makes no rows but a pages row with html_bytes and the timings
+	// (see tools/throughput, which measures crawls as ratios to it).
+	Floor bool
 }
 
 // ExtrasConfig says which records of the captured page state a load takes

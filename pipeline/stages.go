@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"actionspace/dataset"
 )
 
 // A run has two stages with limits of their own. Loading a page
@@ -68,6 +70,9 @@ func (p *processor) run(stop context.Context, j job, log *slog.Logger) (Result, 
 	if j.err != nil {
 		return p.failed(j.t, j.load, j.err, j.attempts, j.started), true
 	}
+	if p.cfg.Page.Floor {
+		return p.floor(j), true
+	}
 	res, ok := p.process(stop, j.t, j.load, j.attempts, j.started)
 	if !ok {
 		log.Info("processing stopped at the end of the grace period; the page gets no row", logPageID, j.t.PageID, logURL, j.t.URL)
@@ -75,4 +80,17 @@ func (p *processor) run(stop context.Context, j job, log *slog.Logger) (Result, 
 	}
 	log.Debug("page done", logPageID, j.t.PageID, logURL, j.t.URL, logStatus, res.Page.Status, logSpaces, len(res.Spaces))
 	return res, true
+}
+
+// floor makes the one row of a page a floor crawl loaded
+// (PageConfig.Floor): its pages row, with the HTML's size and the load's
+// timings; nothing is processed.
+func (p *processor) floor(j job) Result {
+	row := p.base(j.t, j.load, j.attempts, j.started)
+	row.Status = dataset.StatusOK
+	row.HTMLBytes = ptr(int64(j.load.HTMLBytes))
+	if !j.load.CapturedAt.IsZero() {
+		row.CapturedAt = j.load.CapturedAt.UTC()
+	}
+	return Result{Page: row}
 }

@@ -219,3 +219,31 @@ func TestRun_InterruptWithLoadsQueued(t *testing.T) {
 		t.Errorf("%d rows, stats %+v; want a row for each of the %d pages loaded", len(rows), stats, finished)
 	}
 }
+
+// TestRun_Floor: a floor crawl makes one pages row per URL, ok, with the
+// HTML's size and the load's timings, and processes nothing.
+func TestRun_Floor(t *testing.T) {
+	t.Parallel()
+	b := &fakeBrowser{load: func(ctx context.Context, url string) (*Load, error) {
+		return &Load{FinalURL: url, HTTPStatus: 200, HTMLBytes: 1234, Navigate: 20 * time.Millisecond, Content: time.Millisecond}, nil
+	}}
+	cfg := fakeConfig(t)
+	cfg.Page.Floor = true
+	var rows []Result
+	stats, err := Run(context.Background(), cfg, b, fakeTargets(5), func(res Result) error {
+		rows = append(rows, res)
+		return nil
+	})
+	if err != nil || stats.OK != 5 || len(rows) != 5 {
+		t.Fatalf("Run = %+v, %v with %d rows; want 5 ok rows", stats, err, len(rows))
+	}
+	for _, r := range rows {
+		p := r.Page
+		if p.Status != dataset.StatusOK || p.HTMLBytes == nil || *p.HTMLBytes != 1234 || p.NavigateMS == nil || *p.NavigateMS != 20 {
+			t.Errorf("%s: status %s (%s), html_bytes %s, navigate_ms %s; want ok, 1234, 20", p.URL, p.Status, p.ErrorMessage, ptrString(p.HTMLBytes), ptrString(p.NavigateMS))
+		}
+		if len(r.Spaces) != 0 || r.Blob != nil || p.ProcessMS != nil {
+			t.Errorf("%s: %d spaces rows, blob %v, process_ms %s; want nothing processed", p.URL, len(r.Spaces), r.Blob != nil, ptrString(p.ProcessMS))
+		}
+	}
+}

@@ -16,15 +16,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"slices"
 	"strings"
-	"time"
 
 	"actionspace/browser"
 	"actionspace/corpora"
 	"actionspace/dataset"
 	"actionspace/dataset/parts"
+	"actionspace/internal/hostinfo"
 	"actionspace/metrics"
 	"actionspace/pipeline"
 	"actionspace/space"
@@ -110,7 +109,7 @@ func run(ctx context.Context, rounds int, log io.Writer) error {
 			}
 		}
 	}
-	table := report(samples, len(targets), rounds, version, machine())
+	table := report(samples, len(targets), rounds, version, hostinfo.Describe())
 	if err := os.WriteFile(resultFile, []byte(table), 0o644); err != nil {
 		return err
 	}
@@ -199,26 +198,6 @@ func report(samples map[string]map[string]*sample, pages, rounds int, version, m
 		}
 	}
 	return b.String()
-}
-
-// machine describes where the figures were taken.
-func machine() string {
-	model := "unknown CPU"
-	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for line := range strings.Lines(string(data)) {
-			if v, ok := strings.CutPrefix(line, "model name"); ok {
-				model = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), ":"))
-				break
-			}
-		}
-	}
-	load := ""
-	if data, err := os.ReadFile("/proc/loadavg"); err == nil {
-		if f := strings.Fields(string(data)); len(f) > 0 {
-			load = ", load average " + f[0] + " at the start"
-		}
-	}
-	return fmt.Sprintf("%s, %d CPUs%s, %s", model, runtime.NumCPU(), load, time.Now().UTC().Format("2006-01-02"))
 }
 
 // replaceBlock puts table between the extras-cost markers of docs/formats.md.
