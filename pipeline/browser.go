@@ -89,8 +89,8 @@ type Load struct {
 	// dataset.SkippedTooLarge or dataset.SkippedFailed; empty otherwise.
 	AXTreeSkipped string
 	// AISnapshot is Playwright's AI snapshot of the same page state, with
-	// boxes, taken right after the accessibility tree when PageConfig.Extras
-	// asks for it; nil when it did not, or it was skipped
+	// boxes, taken at the same time as the accessibility tree (see
+	// ExtrasConfig.Sequential) when PageConfig.Extras asks for it; nil when it did not, or it was skipped
 	// (AISnapshotSkipped says why).
 	AISnapshot *axtree.Snapshot
 	// AISnapshotSkipped says why an AI snapshot asked for is nil:
@@ -189,6 +189,10 @@ type ExtrasConfig struct {
 	// MaxAISnapshotBytes drops an AI snapshot whose text is longer, in
 	// bytes (crawl --max-aisnapshot-bytes).
 	MaxAISnapshotBytes int
+	// Sequential takes the two records one after the other, the
+	// accessibility tree first, instead of both at once: what the crawl
+	// did before, kept to measure the overlap (tools/extrascost).
+	Sequential bool
 }
 
 // DefaultExtrasConfig takes both records, within the default bounds.

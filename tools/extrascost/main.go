@@ -1,8 +1,9 @@
 // Command extrascost measures what the extras (the accessibility tree and
 // Playwright's AI snapshot, taken beside the capture) cost per page: it
-// crawls the bundled corpus with every format and with actionspace and
-// html only (no extras), in one run, alternating the two crawls round by
-// round, and writes the medians as a Markdown table into results/ and into
+// crawls the bundled corpus with every format, both records taken at once
+// and one after the other, and with actionspace and html only (no
+// extras), in one run, alternating the crawls round by round, and writes
+// the medians as a Markdown table into results/ and into
 // the block of docs/formats.md between its extras-cost markers (its test checks the
 // two agree). Run it from the module root, on a quiet machine:
 //
@@ -50,15 +51,24 @@ func main() {
 	}
 }
 
-// way is one of the two crawls compared.
+// way is one of the crawls compared.
 type way struct {
-	name    string
-	formats []string
+	name       string
+	formats    []string
+	sequential bool // the two records one after the other
 }
 
+// The ways, by name.
+const (
+	without    = "without"
+	sequential = "sequential"
+	atOnce     = "with"
+)
+
 var ways = []way{
-	{"without", []string{space.FormatActionSpace, space.FormatHTML}},
-	{"with", space.Formats()},
+	{without, []string{space.FormatActionSpace, space.FormatHTML}, false},
+	{sequential, space.Formats(), true},
+	{atOnce, space.Formats(), false},
 }
 
 // sample is one page's pages row figures over the rounds of one way.
@@ -140,6 +150,7 @@ func crawl(ctx context.Context, w way, targets []pipeline.Target) ([]dataset.Pag
 	cfg.RunID = "extrascost-" + w.name
 	cfg.Workers = 1 // one page at a time: no page's timings include another's
 	cfg.UseFormats(w.formats)
+	cfg.Page.Extras.Sequential = w.sequential
 	cfg.Logger = nil
 	if _, err := pipeline.Crawl(ctx, cfg, targets, dir, browser.Opener(browser.DefaultConfig()), nil); err != nil {
 		return nil, "", err
@@ -164,7 +175,9 @@ func crawl(ctx context.Context, w way, targets []pipeline.Target) ([]dataset.Pag
 }
 
 // report renders the figures: per page the median over the rounds, then
-// the median over the pages.
+// the median over the pages; the extras' cost of a way is the median over
+// the pages of its page's figure less the page's without extras, and the
+// saving the median of what taking the records at once saves on a page.
 func report(samples map[string]map[string]*sample, pages, rounds int, version, machine string) string {
 	type figure struct {
 		label   string
@@ -180,22 +193,31 @@ func report(samples map[string]map[string]*sample, pages, rounds int, version, m
 	var b strings.Builder
 	fmt.Fprintf(&b, "Median per page over the %d corpus pages (each page's median over %d rounds), one page at a time, Chromium %s, %s:\n\n",
 		pages, rounds, version, machine)
-	b.WriteString("| ms per page | without extras | with extras | extras' cost |\n|---|---:|---:|---:|\n")
+	b.WriteString("| ms per page | without extras | extras one after the other | extras at once | cost one after the other | cost at once | saved at once |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, f := range figures {
-		var with, without, diff []float64
-		for url, s := range samples["with"] {
-			w := metrics.Median(f.of(s))
-			with = append(with, w)
-			if o := samples["without"][url]; o != nil {
-				without = append(without, metrics.Median(f.of(o)))
-				diff = append(diff, w-metrics.Median(f.of(o)))
+		var none, seq, once, seqCost, onceCost, saved []float64
+		for url, s := range samples[atOnce] {
+			o := metrics.Median(f.of(s))
+			once = append(once, o)
+			base := 0.0
+			if w := samples[without][url]; w != nil && f.without {
+				base = metrics.Median(f.of(w))
+				none = append(none, base)
+			}
+			onceCost = append(onceCost, o-base)
+			if q := samples[sequential][url]; q != nil {
+				sq := metrics.Median(f.of(q))
+				seq = append(seq, sq)
+				seqCost = append(seqCost, sq-base)
+				saved = append(saved, sq-o)
 			}
 		}
+		noneCell := "—"
 		if f.without {
-			fmt.Fprintf(&b, "| %s | %.0f | %.0f | %+.0f |\n", f.label, metrics.Median(without), metrics.Median(with), metrics.Median(diff))
-		} else {
-			fmt.Fprintf(&b, "| %s | — | %.0f | %+.0f |\n", f.label, metrics.Median(with), metrics.Median(with))
+			noneCell = fmt.Sprintf("%.0f", metrics.Median(none))
 		}
+		fmt.Fprintf(&b, "| %s | %s | %.0f | %.0f | %+.0f | %+.0f | %+.0f |\n", f.label, noneCell,
+			metrics.Median(seq), metrics.Median(once), metrics.Median(seqCost), metrics.Median(onceCost), metrics.Median(saved))
 	}
 	return b.String()
 }
