@@ -1,6 +1,6 @@
 # actionspace — set-up, the main job, the tests.
 #
-#   make bench   crawl the bundled corpus and sweep it (runs setup first)
+#   make bench   crawl the bundled corpus, then sweep the crawl (runs setup first)
 #   make crawl   crawl the bundled corpus into results/runs/<run-id>/
 #   make test    run every test, real Chromium included (runs setup-test first)
 #   make soak    the long soak and timing tests (minutes each), on their own
@@ -17,6 +17,15 @@ CHROMIUM ?= /usr/bin/chromium
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS     ?=
 URLS     ?=
+
+# RUN names a bench run: make bench crawls into results/runs/$(RUN)/crawl
+# and sweeps that into results/runs/$(RUN). CRAWL_ARGS go to the crawl,
+# ARGS to bench (and to the crawl in make crawl).
+ifndef RUN
+RUN := $(shell date -u +bench-%Y%m%dT%H%M%SZ)
+endif
+RUNDIR    = results/runs/$(RUN)
+CRAWL_ARGS ?=
 
 # SOAK_TIMEOUT bounds make soak; the soak tests take minutes each.
 SOAK_TIMEOUT ?= 60m
@@ -48,14 +57,16 @@ crawl: setup
 	$(GO) run ./cmd/crawl $(ARGS)
 
 bench: setup
-	$(GO) run ./cmd/bench $(ARGS)
+	$(GO) run ./cmd/crawl --run-id $(RUN) --out $(RUNDIR)/crawl $(CRAWL_ARGS)
+	$(GO) run ./cmd/bench --run-id $(RUN) --out $(RUNDIR) $(ARGS) $(RUNDIR)/crawl
 
 # bench-check is bench compared with the committed baseline: it exits 1
 # when a cell's tokens grew by more than 2%, its median render time by
 # more than 25% (timings are noisy: see docs/bench.md) or
 # its mean recall fell by more than half a percentage point.
 bench-check: setup
-	$(GO) run ./cmd/bench --baseline results/baseline/summary.json $(ARGS)
+	$(GO) run ./cmd/crawl --run-id $(RUN) --out $(RUNDIR)/crawl $(CRAWL_ARGS)
+	$(GO) run ./cmd/bench --run-id $(RUN) --out $(RUNDIR) --baseline results/baseline/summary.json $(ARGS) $(RUNDIR)/crawl
 
 # throughput crawls the bundled corpus (or the list URLS names) as the
 # floor (goto, content) and as the crawl, in one run, alternating, and

@@ -189,20 +189,6 @@ func ParseCellKey(key string) (Cell, error) {
 	return c, nil
 }
 
-// CrawlMatrix is the matrix of the crawl bench runs first when given URLs
-// (its spaces rows are not swept, only its records): fast mode in the
-// sweep's expansions, its first text policy and its encodings, no
-// budgets; the records the swept formats render from, and always the
-// accessibility tree, the oracle every recall is measured against.
-func (c Config) CrawlMatrix() space.Matrix {
-	formats := slices.Clone(c.Formats)
-	if !slices.Contains(formats, space.FormatAXTree) {
-		formats = append(formats, space.FormatAXTree)
-	}
-	return space.Matrix{Formats: formats, Modes: []string{space.ModeFast}, Expansions: c.Expansions,
-		Texts: c.Texts[:min(1, len(c.Texts))], Encodings: c.Encodings}
-}
-
 // Cells returns the sweep's cells in report order: actionspace by mode,
 // then text policy, then expansion, each in the order configured; the
 // other formats in the order space.Matrix.Cells gives them (playwright-ai

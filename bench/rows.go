@@ -14,7 +14,6 @@ const (
 	StagesChartFile = "stage_times.svg"
 	BudgetChartFile = "recall_vs_budget.svg"
 	ParetoChartFile = "tokens_vs_recall.svg"
-	CrawlDir        = "crawl"
 )
 
 // CellRow is one row of cells.parquet: one page rendered under one cell.

@@ -59,7 +59,7 @@ type Summary struct {
 }
 
 // Input describes the crawl dataset a bench run swept. Sweep fills the
-// counts; the caller sets Label and Path.
+// label (from the crawl's metadata) and the counts; the caller sets Path.
 type Input struct {
 	// Label says what the dataset is, e.g. "bundled corpus"; free text.
 	Label string `json:"label,omitempty"`

@@ -179,7 +179,7 @@ func Sweep(ctx context.Context, cfg Config, in *parts.Dataset, out store.Store) 
 		return nil, err
 	}
 	agg := newAggregate(s.cells, cfg.Encodings[0])
-	agg.input = Input{Files: len(in.Pages), CrawlRunID: meta.RunID, BrowserVersion: meta.BrowserVersion, Rows: rows}
+	agg.input = Input{Label: crawlInput(meta.Config), Files: len(in.Pages), CrawlRunID: meta.RunID, BrowserVersion: meta.BrowserVersion, Rows: rows}
 	work := func(ctx context.Context, i int, p pageColumns) pageOut {
 		if i >= len(timings) {
 			return pageOut{err: fmt.Errorf("read crawl dataset: the blobs files changed during the sweep")}
@@ -529,4 +529,21 @@ func (c Config) record() RunConfig {
 func hash(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
+}
+
+// maxInputLabel caps the crawl's input label a report repeats: the
+// dataset is untrusted input.
+const maxInputLabel = 200
+
+// crawlInput is what the crawl's URL list was ("bundled corpus (14
+// pages)", "URL list urls.txt"), as its configuration metadata records it,
+// cut at maxInputLabel bytes; "crawl dataset" when it records none.
+func crawlInput(config string) string {
+	var rec struct {
+		Input string `json:"input"`
+	}
+	if json.Unmarshal([]byte(config), &rec) != nil || rec.Input == "" {
+		return "crawl dataset"
+	}
+	return strings.ToValidUTF8(rec.Input[:min(len(rec.Input), maxInputLabel)], "")
 }

@@ -28,6 +28,10 @@ type Config struct {
 	// Output.Partition), 0 for none; recorded, so that a resume with
 	// another count is refused.
 	Shards int
+	// Input says what the URL list was, e.g. "bundled corpus (14 pages)"
+	// or "URL list urls.txt"; recorded in the run's configuration
+	// metadata, where bench reads it to label its report.
+	Input string
 	// Workers is the number of pages processed at once (decoded,
 	// rendered, counted): CPU work, one worker per core by default.
 	Workers int

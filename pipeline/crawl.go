@@ -225,6 +225,7 @@ func (c Config) text() string {
 func (c Config) record() string {
 	sum := sha256.Sum256([]byte(dom.Script()))
 	rec := struct {
+		Input          string            `json:"input,omitempty"`
 		Workers        int               `json:"workers"`
 		InFlight       int               `json:"in_flight"`
 		TimeoutSeconds float64           `json:"timeout_seconds"`
@@ -276,7 +277,7 @@ func (c Config) record() string {
 		PartIntervalS float64 `json:"part_interval_seconds"`
 		Partition     string  `json:"partition,omitempty"`
 	}{
-		Workers: c.Workers, InFlight: c.inFlight(), TimeoutSeconds: c.Timeout.Seconds(), Retries: c.Retries,
+		Input: c.Input, Workers: c.Workers, InFlight: c.inFlight(), TimeoutSeconds: c.Timeout.Seconds(), Retries: c.Retries,
 		Modes: c.Modes, Formats: c.Formats, Expansions: c.Expansions, Text: c.text(),
 		AXTree: c.Page.Extras.AXTree, AISnapshot: c.Page.Extras.AISnapshot,
 		ViewportWidth: c.Page.ViewportWidth, ViewportHeight: c.Page.ViewportHeight,

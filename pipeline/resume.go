@@ -14,8 +14,9 @@ import (
 // with another value would mix two kinds of rows in one dataset. (The lock
 // settings and the log level are not recorded at all.) The partition
 // differs between the shards of one dataset, whose first part a resume
-// compares with; the shard count does not.
-var resumeMayChange = []string{"workers", "in_flight", "timeout_seconds", "part_pages", "part_interval_seconds",
+// compares with; the shard count does not. The input's label may change
+// too: a resume may read the same list from another path or stdin.
+var resumeMayChange = []string{"input", "workers", "in_flight", "timeout_seconds", "part_pages", "part_interval_seconds",
 	"partition", "browser_endpoints"}
 
 // checkResumable reports the first setting, in the record's order, in

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -36,14 +37,8 @@ import (
 // output.
 func runBench(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	return runCommand(t, command{}, args...)
-}
-
-// runCommand runs c with args and returns its exit code and output.
-func runCommand(t *testing.T, c command, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
 	var out, errOut bytes.Buffer
-	err := c.run(context.Background(), args, strings.NewReader(""), &out, &errOut)
+	err := command{}.run(context.Background(), args, strings.NewReader(""), &out, &errOut)
 	code = cli.Exit("bench", err, &errOut)
 	return code, out.String(), errOut.String()
 }
@@ -275,6 +270,8 @@ func TestRun_Usage(t *testing.T) {
 		{"llm without model", []string{"--llm-base-url", "http://127.0.0.1:1/v1", data}, "--llm-model"},
 		{"llm without deep", []string{"--mode", "fast", "--llm-base-url", "http://127.0.0.1:1/v1", "--llm-model", "m", data}, "needs --mode with deep"},
 		{"two arguments", []string{data, data}, "too many arguments"},
+		{"no dataset", []string{"--mode", "fast"}, "no DATASET"},
+		{"a URL list", []string{filepath.Join(data, "urls.txt")}, "is not a crawl dataset"},
 		{"unknown flag", []string{"--nope"}, "nope"},
 	}
 	for _, tt := range tests {
@@ -333,15 +330,25 @@ func TestBaseline_Committed(t *testing.T) {
 	}
 }
 
-// TestRun_Corpus is `make bench` in small: no arguments, so bench serves
-// the bundled corpus, crawls it (on a browser that replays the stored
-// corpus pages, package pipelinetest) and sweeps the crawl.
+// TestRun_Corpus is `make bench` in small: the crawl command's crawl of
+// the bundled corpus (on a browser that replays the stored corpus pages,
+// package pipelinetest), then bench over that dataset.
 func TestRun_Corpus(t *testing.T) {
 	t.Parallel()
 	replay := pipelinetest.New(t, pipelinetest.Options{})
-	out := t.TempDir()
-	code, stdout, stderr := runCommand(t, command{open: replay.Opener()}, "--out", out, "--viewport-expansion", "0,-1", "--text", "viewport", "--repeat", "2",
-		"--token-budget", "400,1500")
+	crawled, out := filepath.Join(t.TempDir(), "crawl"), t.TempDir()
+	targets, label, cleanup, err := cli.LoadTargets("", pipeline.DefaultSchemes(), strings.NewReader(""), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	cfg := pipeline.DefaultConfig()
+	cfg.RunID, cfg.Input, cfg.Logger = "crawl-1", label, slog.New(slog.DiscardHandler)
+	if _, err := cli.Crawl(context.Background(), cfg, targets, crawled, replay.Opener(), io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runBench(t, "--out", out, "--viewport-expansion", "0,-1", "--text", "viewport", "--repeat", "2",
+		"--token-budget", "400,1500", crawled)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -356,15 +363,11 @@ func TestRun_Corpus(t *testing.T) {
 	if got := arrowRowCount(t, filepath.Join(out, bench.SummaryFile)); got != cells {
 		t.Errorf("summary.parquet: %d rows, want %d", got, cells)
 	}
-	crawled, err := parts.Files(filepath.Join(out, bench.CrawlDir), dataset.PagesDir)
-	if err != nil || len(crawled) == 0 {
-		t.Errorf("crawl dataset: %v, %v", crawled, err)
-	}
 	s, err := bench.ReadSummary(filepath.Join(out, bench.SummaryJSONFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Input.Rendered != pages || s.Input.Label == "" {
+	if s.Input.Rendered != pages || s.Input.Label != label || s.Input.CrawlRunID != "crawl-1" {
 		t.Errorf("input = %+v", s.Input)
 	}
 	for _, st := range s.Stages {

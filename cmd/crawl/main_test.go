@@ -39,6 +39,13 @@ func TestRun_BadInput(t *testing.T) {
 		{"negative HTML cap", []string{"--max-html-bytes", "-1"}, true, "max HTML bytes"},
 		{"negative frame cap", []string{"--max-frames", "-2"}, true, "max frames"},
 		{"negative title cap", []string{"--max-title", "-1"}, true, "TitleCap"},
+		{"resume without out", []string{"--resume"}, true, "--resume needs --out"},
+		{"keep failed without resume", []string{"--resume-keep-failed"}, true, "needs --resume"},
+		{"shard without run ID", []string{"--shard", "0/2"}, true, "--shard needs --run-id"},
+		{"bad shard", []string{"--shard", "3/2", "--run-id", "r"}, true, "--shard"},
+		{"bad screenshot mode", []string{"--screenshots", "all"}, true, "--screenshots"},
+		{"bad screenshot quality", []string{"--screenshot-quality", "101"}, true, "--screenshot-quality"},
+		{"bad network range", []string{"--net-blocked", "10.0.0.0/99"}, true, "net-blocked"},
 		{"missing chromium", []string{"--chromium", missing}, false, "chromium"},
 		{"unreadable list", []string{missing}, false, "URL list"},
 	}

@@ -157,6 +157,20 @@ func Parse(fs *flag.FlagSet, args []string) error {
 // DefaultLogLevel is the level of --log-level when not given.
 const DefaultLogLevel = "warn"
 
+// LogOptions is the logging flag both commands take.
+type LogOptions struct {
+	// Level is --log-level: debug, info, warn or error.
+	Level string
+}
+
+// AddFlags binds --log-level on fs.
+func (o *LogOptions) AddFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.Level, "log-level", DefaultLogLevel, "log level: debug, info, warn, error")
+}
+
+// Logger returns the logger at the flag's level, on w (see NewLogger).
+func (o *LogOptions) Logger(w io.Writer) (*slog.Logger, error) { return NewLogger(w, o.Level) }
+
 // NewLogger returns the text logger both commands log with, at level
 // (debug, info, warn, error), on w.
 func NewLogger(w io.Writer, level string) (*slog.Logger, error) {

@@ -63,9 +63,8 @@ type Options struct {
 	Category    bool
 }
 
-// Register binds the deep-mode flags on fs and returns where they land.
-func Register(fs *flag.FlagSet) *Options {
-	o := &Options{}
+// AddFlags binds the deep-mode flags on fs to o.
+func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.BaseURL, "llm-base-url", "", "OpenAI-compatible API root for deep mode (`URL`, e.g. http://127.0.0.1:11434/v1); without it deep mode is a dry run that only builds and counts the prompt")
 	fs.StringVar(&o.Model, "llm-model", "", "model `NAME` for deep mode (required with --llm-base-url)")
 	fs.StringVar(&o.CacheDir, "llm-cache", "", "on-disk cache `DIR` of LLM replies, keyed by model and exact request; a rerun makes no calls")
@@ -73,7 +72,6 @@ func Register(fs *flag.FlagSet) *Options {
 	fs.IntVar(&o.Concurrency, "llm-concurrency", llm.DefaultConcurrency, "LLM calls in flight at once, across all workers (`N`)")
 	fs.IntVar(&o.MaxTokens, "llm-max-tokens", 0, "cap each completion at `N` tokens (0 = no cap)")
 	fs.BoolVar(&o.Category, "deep-category", false, "add one LLM call per page that classifies it (login, search results, …)")
-	return o
 }
 
 // Deep builds the deep renderer. getenv reads the API key (os.Getenv in the

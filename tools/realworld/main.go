@@ -5,7 +5,8 @@
 // own stylesheets, images and scripts on their original hosts do not load,
 // so geometry differs from the live sites).
 //
-//	go run ./tools/realworld [-set trafilatura] [-n 150] -- go run ./cmd/bench --out results/runs/realworld
+//	go run ./tools/realworld [-set trafilatura] [-n 150] -- go run ./cmd/crawl --out results/runs/realworld
+//	go run ./cmd/bench results/runs/realworld
 //
 // It downloads the set's module (go mod download), picks n of its pages
 // deterministically — every k-th file, by name, of those of at least

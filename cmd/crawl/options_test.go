@@ -6,18 +6,17 @@ import (
 	"net/netip"
 	"slices"
 	"testing"
-
-	"actionspace/pipeline"
 )
 
-// TestRegisterNetwork parses the policy flags: range lists add up over
+// TestNetworkOptions parses the policy flags: range lists add up over
 // repeated flags, and a bad range is a usage error.
-func TestRegisterNetwork(t *testing.T) {
+func TestNetworkOptions(t *testing.T) {
 	t.Parallel()
-	var nc pipeline.NetworkConfig
+	var o networkOptions
+	nc := &o.nc
 	fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	registerNetwork(fs, &nc)
+	o.AddFlags(fs)
 	err := fs.Parse([]string{"--net-blocked", "127.0.0.2/32,10.9.0.0/16", "--net-blocked", "127.0.0.4",
 		"--net-public", "127.0.0.1/32", "--egress-listen", "0.0.0.0", "--egress-advertise", "crawler.internal"})
 	if err != nil {
@@ -32,7 +31,7 @@ func TestRegisterNetwork(t *testing.T) {
 	}
 	fs = flag.NewFlagSet("crawl", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	registerNetwork(fs, &nc)
+	o.AddFlags(fs)
 	if err := fs.Parse([]string{"--net-public", "10.0.0.0/99"}); err == nil {
 		t.Error("a bad range parsed")
 	}
