@@ -40,6 +40,9 @@ type pwTab struct {
 	egress *egress.Session
 	class  pipeline.AddrClass
 	used   bool // a URL was loaded in it
+	// requests counts the page's pending requests when it settles on
+	// evidence (see watchRequests); nil otherwise.
+	requests *requestWatch
 }
 
 // close closes the browser context, then its proxy session.

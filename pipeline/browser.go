@@ -139,6 +139,10 @@ type PageConfig struct {
 	SettleQuiet time.Duration
 	// SettleMax caps the wait for a quiet DOM; at least SettleQuiet.
 	SettleMax time.Duration
+	// Settle is the rule that says when the page is quiet enough to
+	// capture: SettleQuietRule ("", the default: SettleQuiet without a DOM
+	// mutation) or SettleEvidence (see there); SettleMax bounds both.
+	Settle string
 	// Script bounds the capture script's work and output (see
 	// dom.ScriptOptions). The script runs in an isolated world, out of
 	// reach of the page's own scripts.
@@ -240,6 +244,8 @@ func (c PageConfig) Validate() error {
 		return fmt.Errorf("settle quiet: %v, want >= 0", c.SettleQuiet)
 	case c.SettleMax < c.SettleQuiet:
 		return fmt.Errorf("settle max: %v, less than settle quiet %v", c.SettleMax, c.SettleQuiet)
+	case c.Settle != "" && c.Settle != SettleQuietRule && c.Settle != SettleEvidence:
+		return fmt.Errorf("settle: %q, want %q or %q", c.Settle, SettleQuietRule, SettleEvidence)
 	case c.Script.MaxNodes < 1:
 		return fmt.Errorf("max nodes: %d, want > 0", c.Script.MaxNodes)
 	case c.MaxHTMLBytes < 0:

@@ -155,6 +155,7 @@ func (o *pageOptions) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.viewport, "viewport", cli.FormatViewport(p.ViewportWidth, p.ViewportHeight), "browser viewport `WxH` in CSS pixels")
 	fs.DurationVar(&p.SettleQuiet, "settle-quiet", p.SettleQuiet, "capture once the DOM has gone this long without a change (`DURATION`)")
 	fs.DurationVar(&p.SettleMax, "settle-max", p.SettleMax, "capture after this long even if the DOM keeps changing (`DURATION`)")
+	fs.StringVar(&p.Settle, "settle", pipeline.SettleQuietRule, "when to capture (`RULE`): quiet (--settle-quiet without a DOM change) or evidence (fonts loaded, no request of the page's origin pending, layout and DOM still for 100 ms); --settle-max bounds both")
 	fs.IntVar(&x.MaxAXNodes, "max-ax-nodes", x.MaxAXNodes, "skip the accessibility tree of a page with more than `N` DOM nodes (the pages row says axtree_skipped=too_large)")
 	fs.IntVar(&x.MaxAISnapshotBytes, "max-aisnapshot-bytes", x.MaxAISnapshotBytes, "drop an AI snapshot longer than `N` bytes (the pages row says aisnapshot_skipped=too_large)")
 	fs.StringVar(&o.shots, "screenshots", p.Screenshot.Mode, "viewport screenshot per page in the pages table: none, plain, labeled (IDs of the first expansion drawn on it)")

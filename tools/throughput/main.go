@@ -14,7 +14,8 @@
 // A way is a base — floor, actionspace (--formats actionspace, expansions
 // 0, 500 and -1) or default (every format) — with optional suffixes:
 // "-open" lifts the network policy (crawl --allow-private: no egress
-// proxy) and "@N" loads N pages at once instead of -in-flight. The table goes to
+// proxy), "-evidence" settles on evidence (crawl --settle evidence) and
+// "@N" loads N pages at once instead of -in-flight. The table goes to
 // stdout and to -out.
 package main
 
@@ -86,7 +87,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		fmt.Fprintf(stderr, "Usage: throughput [flags] [URL-FILE]\n\nMeasures crawls as ratios to the floor (the bare navigation loop) in one run; without a URL list, on the bundled corpus.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	ways := fs.String("ways", defaultWays, "the ways measured (`LIST`): floor, actionspace, default, each with optional -open (no egress proxy) and @N (N pages in flight)")
+	ways := fs.String("ways", defaultWays, "the ways measured (`LIST`): floor, actionspace, default, each with optional -open (no egress proxy), -evidence (settle on evidence) and @N (N pages in flight)")
 	fs.IntVar(&o.rounds, "rounds", 2, "measure every way this many times (`N`), alternating their order")
 	fs.IntVar(&o.workers, "workers", pipeline.DefaultWorkers(), "pages processed at once (`N`), as crawl --workers")
 	fs.IntVar(&o.inFlight, "in-flight", pipeline.DefaultInFlight(), "pages loaded at once (`N`), as crawl --in-flight; the floor loads as many")
@@ -123,6 +124,7 @@ type way struct {
 	name     string
 	base     string
 	open     bool // the network policy lifted: no egress proxy
+	evidence bool // settle on evidence
 	inFlight int  // 0: -in-flight
 }
 
@@ -146,9 +148,14 @@ func parseWay(s string) (way, error) {
 		switch suffix {
 		case "open":
 			w.open = true
+		case "evidence":
+			w.evidence = true
 		default:
-			return w, fmt.Errorf("%q: unknown suffix %q (want -open)", s, suffix)
+			return w, fmt.Errorf("%q: unknown suffix %q (want -open or -evidence)", s, suffix)
 		}
+	}
+	if w.base == baseFloor && w.evidence {
+		return w, fmt.Errorf("%q: the floor does not settle", s)
 	}
 	return w, nil
 }
@@ -168,6 +175,9 @@ func (w way) config(o options, log *slog.Logger) pipeline.Config {
 		cfg.UseFormats([]string{space.FormatActionSpace})
 	}
 	cfg.Page.Network.AllowPrivate = w.open
+	if w.evidence {
+		cfg.Page.Settle = pipeline.SettleEvidence
+	}
 	return cfg
 }
 

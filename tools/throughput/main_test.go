@@ -20,6 +20,8 @@ func TestParseWay(t *testing.T) {
 		{"actionspace-open", way{name: "actionspace-open", base: baseActionSpace, open: true}, false},
 		{"default@6", way{name: "default@6", base: baseDefault, inFlight: 6}, false},
 		{"floor-open@2", way{name: "floor-open@2", base: baseFloor, open: true, inFlight: 2}, false},
+		{"actionspace-evidence-open", way{name: "actionspace-evidence-open", base: baseActionSpace, open: true, evidence: true}, false},
+		{"floor-evidence", way{}, true},
 		{"crawl", way{}, true},
 		{"default-fast", way{}, true},
 		{"default@0", way{}, true},
