@@ -18,10 +18,12 @@ import (
 // rows. A page loads its next target while its last one is processed.
 
 // DefaultInFlightPerWorker is how many pages are loaded at once per
-// processing worker by default (Config.InFlight): chosen by measurement,
-// on the corpus and the saved public pages, with tools/throughput (see
-// docs/throughput.md).
-const DefaultInFlightPerWorker = 2
+// processing worker by default (Config.InFlight), chosen by measurement
+// with tools/throughput (docs/throughput.md): on a 2-core machine, more
+// pages in flight than cores made the crawl and the floor alike slower,
+// as Chromium's own processes need the cores too. The loaders still load
+// the next page while the last one is processed.
+const DefaultInFlightPerWorker = 1
 
 // DefaultInFlight is DefaultInFlightPerWorker pages per default worker.
 func DefaultInFlight() int { return DefaultInFlightPerWorker * DefaultWorkers() }

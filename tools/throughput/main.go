@@ -14,8 +14,9 @@
 // A way is a base — floor, actionspace (--formats actionspace, expansions
 // 0, 500 and -1) or default (every format) — with optional suffixes:
 // "-open" lifts the network policy (crawl --allow-private: no egress
-// proxy), "-evidence" settles on evidence (crawl --settle evidence) and
-// "@N" loads N pages at once instead of -in-flight. The table goes to
+// proxy), "-evidence" settles on evidence (crawl --settle evidence),
+// "-seq" takes the extras one after the other (as the crawl did before it
+// took them at once) and "@N" loads N pages at once instead of -in-flight. The table goes to
 // stdout and to -out.
 package main
 
@@ -87,7 +88,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		fmt.Fprintf(stderr, "Usage: throughput [flags] [URL-FILE]\n\nMeasures crawls as ratios to the floor (the bare navigation loop) in one run; without a URL list, on the bundled corpus.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	ways := fs.String("ways", defaultWays, "the ways measured (`LIST`): floor, actionspace, default, each with optional -open (no egress proxy), -evidence (settle on evidence) and @N (N pages in flight)")
+	ways := fs.String("ways", defaultWays, "the ways measured (`LIST`): floor, actionspace, default, each with optional -open (no egress proxy), -evidence (settle on evidence), -seq (extras one after the other) and @N (N pages in flight)")
 	fs.IntVar(&o.rounds, "rounds", 2, "measure every way this many times (`N`), alternating their order")
 	fs.IntVar(&o.workers, "workers", pipeline.DefaultWorkers(), "pages processed at once (`N`), as crawl --workers")
 	fs.IntVar(&o.inFlight, "in-flight", pipeline.DefaultInFlight(), "pages loaded at once (`N`), as crawl --in-flight; the floor loads as many")
@@ -125,6 +126,7 @@ type way struct {
 	base     string
 	open     bool // the network policy lifted: no egress proxy
 	evidence bool // settle on evidence
+	seq      bool // the extras one after the other
 	inFlight int  // 0: -in-flight
 }
 
@@ -150,8 +152,10 @@ func parseWay(s string) (way, error) {
 			w.open = true
 		case "evidence":
 			w.evidence = true
+		case "seq":
+			w.seq = true
 		default:
-			return w, fmt.Errorf("%q: unknown suffix %q (want -open or -evidence)", s, suffix)
+			return w, fmt.Errorf("%q: unknown suffix %q (want -open, -evidence or -seq)", s, suffix)
 		}
 	}
 	if w.base == baseFloor && w.evidence {
@@ -178,6 +182,7 @@ func (w way) config(o options, log *slog.Logger) pipeline.Config {
 	if w.evidence {
 		cfg.Page.Settle = pipeline.SettleEvidence
 	}
+	cfg.Page.Extras.Sequential = w.seq
 	return cfg
 }
 

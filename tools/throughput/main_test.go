@@ -21,6 +21,7 @@ func TestParseWay(t *testing.T) {
 		{"default@6", way{name: "default@6", base: baseDefault, inFlight: 6}, false},
 		{"floor-open@2", way{name: "floor-open@2", base: baseFloor, open: true, inFlight: 2}, false},
 		{"actionspace-evidence-open", way{name: "actionspace-evidence-open", base: baseActionSpace, open: true, evidence: true}, false},
+		{"default-seq", way{name: "default-seq", base: baseDefault, seq: true}, false},
 		{"floor-evidence", way{}, true},
 		{"crawl", way{}, true},
 		{"default-fast", way{}, true},
