@@ -24,6 +24,7 @@ import (
 	"actionspace/corpora"
 	"actionspace/dataset"
 	"actionspace/dataset/parts"
+	"actionspace/internal/docblock"
 	"actionspace/internal/hostinfo"
 	"actionspace/metrics"
 	"actionspace/pipeline"
@@ -36,11 +37,8 @@ const (
 	docFile    = "docs/formats.md"
 )
 
-// The block of docs/formats.md the figures go in.
-const (
-	blockBegin = "<!-- extras-cost:begin -->"
-	blockEnd   = "<!-- extras-cost:end -->"
-)
+// blockName names the block of docs/formats.md the figures go in.
+const blockName = "extras-cost"
 
 func main() {
 	rounds := flag.Int("rounds", 3, "crawl the corpus this many times each way")
@@ -127,7 +125,7 @@ func run(ctx context.Context, rounds int, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	updated, err := replaceBlock(string(doc), table)
+	updated, err := docblock.Replace(string(doc), blockName, table)
 	if err != nil {
 		return fmt.Errorf("%s: %w", docFile, err)
 	}
@@ -220,23 +218,6 @@ func report(samples map[string]map[string]*sample, pages, rounds int, version, m
 			metrics.Median(seq), metrics.Median(once), metrics.Median(seqCost), metrics.Median(onceCost), metrics.Median(saved))
 	}
 	return b.String()
-}
-
-// replaceBlock puts table between the extras-cost markers of docs/formats.md.
-func replaceBlock(readme, table string) (string, error) {
-	before, rest, ok := strings.Cut(readme, blockBegin)
-	_, after, ok2 := strings.Cut(rest, blockEnd)
-	if !ok || !ok2 {
-		return "", fmt.Errorf("no %s … %s block", blockBegin, blockEnd)
-	}
-	return before + blockBegin + "\n" + table + blockEnd + after, nil
-}
-
-// block returns what docs/formats.md holds between its extras-cost markers.
-func block(readme string) (string, bool) {
-	_, rest, ok := strings.Cut(readme, blockBegin+"\n")
-	table, _, ok2 := strings.Cut(rest, blockEnd)
-	return table, ok && ok2
 }
 
 func deref(p *float64) float64 {

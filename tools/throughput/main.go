@@ -16,7 +16,10 @@
 // "-open" lifts the network policy (crawl --allow-private: no egress
 // proxy), "-evidence" settles on evidence (crawl --settle evidence),
 // "-seq" takes the extras one after the other (as the crawl did before it
-// took them at once) and "@N" loads N pages at once instead of -in-flight. The table goes to
+// took them at once) and "@N" loads N pages at once instead of -in-flight.
+//
+// -doc NAME also puts the table between the NAME markers of
+// docs/throughput.md, whose test checks each block against its file. The table goes to
 // stdout and to -out.
 package main
 
@@ -39,6 +42,7 @@ import (
 
 	"actionspace/browser"
 	"actionspace/internal/cli"
+	"actionspace/internal/docblock"
 	"actionspace/internal/hostinfo"
 	"actionspace/metrics"
 	"actionspace/pipeline"
@@ -51,6 +55,9 @@ const (
 	baseActionSpace = "actionspace"
 	baseDefault     = "default"
 )
+
+// docFile is the page whose blocks -doc fills.
+const docFile = "docs/throughput.md"
 
 // defaultWays are measured unless -ways says otherwise.
 const defaultWays = "floor,actionspace,default"
@@ -75,6 +82,7 @@ type options struct {
 	inFlight int
 	ways     []way
 	out      string
+	doc      string
 	urls     string
 	chromium string
 	timeout  time.Duration
@@ -93,6 +101,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.workers, "workers", pipeline.DefaultWorkers(), "pages processed at once (`N`), as crawl --workers")
 	fs.IntVar(&o.inFlight, "in-flight", pipeline.DefaultInFlight(), "pages loaded at once (`N`), as crawl --in-flight; the floor loads as many")
 	fs.StringVar(&o.out, "out", "results/throughput.md", "write the table to `FILE` too")
+	fs.StringVar(&o.doc, "doc", "", "and between the `NAME` markers of "+docFile)
 	fs.StringVar(&o.chromium, "chromium", browser.DefaultChromiumPath, "Chromium executable `PATH`")
 	fs.DurationVar(&o.timeout, "timeout", pipeline.DefaultTimeout, "time limit per URL attempt (`DURATION`)")
 	if err := cli.Parse(fs, args); err != nil {
@@ -233,7 +242,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("write %s: %w", o.out, err)
 		}
 	}
-	return nil
+	if o.doc == "" {
+		return nil
+	}
+	doc, err := os.ReadFile(docFile)
+	if err != nil {
+		return err
+	}
+	updated, err := docblock.Replace(string(doc), o.doc, table)
+	if err != nil {
+		return fmt.Errorf("%s: %w", docFile, err)
+	}
+	return os.WriteFile(docFile, []byte(updated), 0o644)
 }
 
 // measure runs one way's crawl of targets and times it. The floor runs
