@@ -333,17 +333,7 @@ func (p *pwPage) load(ctx context.Context, rawURL string) (*pipeline.Load, error
 
 // loadPage navigates tab to rawURL, captures and reads the HTML.
 func (p *pwPage) loadPage(ctx context.Context, tab *pwTab, rawURL string) (*pipeline.Load, error) {
-	ld := &pipeline.Load{BrowserVersion: p.browser.Version()}
-	p.stage.Store("navigate")
-	start := time.Now()
-	nav, err := p.navigate(ctx, tab, rawURL)
-	ld.Navigate = time.Since(start)
-	ld.FinalURL = tab.page.URL()
-	if nav != nil {
-		ld.HTTPStatus = nav.status
-		ld.ContentType = nav.contentType
-		ld.FinalURL = nav.url
-	}
+	ld, nav, err := p.startLoad(ctx, tab, rawURL)
 	if err != nil {
 		if why, _ := p.refusedMain(tab); why != "" {
 			return ld, &pipeline.PageError{Kind: pipeline.KindBlocked, URL: rawURL, Err: errors.New(why)}
@@ -407,7 +397,7 @@ func (p *pwPage) loadPage(ctx context.Context, tab *pwTab, rawURL string) (*pipe
 	p.screenshot(ctx, tab, rawURL, ld)
 
 	p.stage.Store("content")
-	start = time.Now()
+	start := time.Now()
 	html, err := p.content(ctx, tab)
 	ld.Content = time.Since(start)
 	if err != nil {
