@@ -33,6 +33,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -213,6 +214,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer cleanup()
+	if o.urls != "" {
+		// The list's name only: the table may be committed, its folder
+		// is the machine's business.
+		label = fmt.Sprintf("URL list %s (%d URLs)", filepath.Base(o.urls), len(targets))
+	}
 	bcfg := browser.DefaultConfig()
 	bcfg.ChromiumPath, bcfg.Logger = o.chromium, log
 	if err := browser.CheckChromium(bcfg.ChromiumPath); err != nil {
