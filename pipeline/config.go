@@ -37,9 +37,9 @@ type Config struct {
 	Workers int
 	// InFlight is the number of pages loaded at once, each in a browser
 	// page of its own (navigation, settling, capture, extras: mostly
-	// waiting on Chromium); 0 means as many as Workers. A page loads its
-	// next URL while the last one is processed. See the stages in
-	// stages.go.
+	// waiting on Chromium); 0 means DefaultInFlightPerWorker per worker
+	// (see PagesInFlight). A page loads its next URL while the last one
+	// is processed. See the stages in stages.go.
 	InFlight int
 	// Timeout bounds one attempt at one URL: navigation, settling, capture
 	// and content; and, once the page is loaded, its processing (decoding,
@@ -100,7 +100,6 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Workers:      DefaultWorkers(),
-		InFlight:     DefaultInFlight(),
 		Timeout:      DefaultTimeout,
 		Retries:      DefaultRetries,
 		Grace:        DefaultGrace,
@@ -123,7 +122,7 @@ func (c Config) Validate() error {
 	case c.Workers < 1:
 		return fmt.Errorf("workers: %d, want at least 1", c.Workers)
 	case c.InFlight < 0:
-		return fmt.Errorf("in-flight: %d, want >= 0 (0: as many as workers)", c.InFlight)
+		return fmt.Errorf("in-flight: %d, want >= 0 (0: %d per worker)", c.InFlight, DefaultInFlightPerWorker)
 	case c.Timeout <= 0:
 		return fmt.Errorf("timeout: %v, want > 0", c.Timeout)
 	case c.Retries < 0:

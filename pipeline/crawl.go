@@ -279,7 +279,7 @@ func (c Config) record() string {
 		PartIntervalS float64 `json:"part_interval_seconds"`
 		Partition     string  `json:"partition,omitempty"`
 	}{
-		Input: c.Input, Workers: c.Workers, InFlight: c.inFlight(), TimeoutSeconds: c.Timeout.Seconds(), Retries: c.Retries,
+		Input: c.Input, Workers: c.Workers, InFlight: c.PagesInFlight(), TimeoutSeconds: c.Timeout.Seconds(), Retries: c.Retries,
 		Modes: c.Modes, Formats: c.Formats, Expansions: c.Expansions, Text: c.text(),
 		AXTree: c.Page.Extras.AXTree, AISnapshot: c.Page.Extras.AISnapshot,
 		ViewportWidth: c.Page.ViewportWidth, ViewportHeight: c.Page.ViewportHeight,

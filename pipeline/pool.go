@@ -148,7 +148,7 @@ func run(ctx context.Context, cfg Config, browser Browser, targets []Target, emi
 	// Loaders hand their loads to the processors through jobs, whose
 	// capacity bounds the loads waiting to be processed: at most
 	// inFlight (one each) + cap(jobs) + Workers loads are held at once.
-	inFlight := cfg.inFlight()
+	inFlight := cfg.PagesInFlight()
 	jobs := make(chan job, cfg.Workers)
 	results := make(chan Result, cfg.Workers)
 	var g errgroup.Group

@@ -25,16 +25,13 @@ import (
 // the next page while the last one is processed.
 const DefaultInFlightPerWorker = 1
 
-// DefaultInFlight is DefaultInFlightPerWorker pages per default worker.
-func DefaultInFlight() int { return DefaultInFlightPerWorker * DefaultWorkers() }
-
-// inFlight is the number of loaders: Config.InFlight, or Workers when it
-// is 0.
-func (c Config) inFlight() int {
+// PagesInFlight is the number of pages loaded at once: Config.InFlight,
+// or, when it is 0, DefaultInFlightPerWorker per worker.
+func (c Config) PagesInFlight() int {
 	if c.InFlight > 0 {
 		return c.InFlight
 	}
-	return c.Workers
+	return DefaultInFlightPerWorker * c.Workers
 }
 
 // job is one target whose loading is over: its load (nil when none

@@ -123,7 +123,7 @@ func (o *poolOptions) AddFlags(fs *flag.FlagSet) {
 	o.cfg = pipeline.DefaultConfig()
 	c := &o.cfg
 	fs.IntVar(&c.Workers, "workers", c.Workers, "pages processed at once (`N`: decoding, rendering, counting; CPU work, one per core)")
-	fs.IntVar(&c.InFlight, "in-flight", c.InFlight, "pages loaded at once (`N`), each in a browser page of its own; a page loads its next URL while the last one is processed (0 = as many as --workers)")
+	fs.IntVar(&c.InFlight, "in-flight", c.InFlight, "pages loaded at once (`N`), each in a browser page of its own; a page loads its next URL while the last one is processed (0 = one per worker)")
 	fs.DurationVar(&c.Timeout, "timeout", c.Timeout, "time limit per URL attempt (`DURATION`)")
 	fs.IntVar(&c.Retries, "retries", c.Retries, "extra attempts after a transient failure (timeout, network, crash)")
 	fs.DurationVar(&c.Grace, "grace", c.Grace, "on SIGINT/SIGTERM, let the pages in flight finish for this long (`DURATION`)")

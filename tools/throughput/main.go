@@ -100,7 +100,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	ways := fs.String("ways", defaultWays, "the ways measured (`LIST`): floor, actionspace, default, each with optional -open (no egress proxy), -evidence (settle on evidence), -seq (extras one after the other) and @N (N pages in flight)")
 	fs.IntVar(&o.rounds, "rounds", 2, "measure every way this many times (`N`), alternating their order")
 	fs.IntVar(&o.workers, "workers", pipeline.DefaultWorkers(), "pages processed at once (`N`), as crawl --workers")
-	fs.IntVar(&o.inFlight, "in-flight", pipeline.DefaultInFlight(), "pages loaded at once (`N`), as crawl --in-flight; the floor loads as many")
+	fs.IntVar(&o.inFlight, "in-flight", 0, "pages loaded at once (`N`), as crawl --in-flight (0: one per worker); the floor loads as many")
 	fs.StringVar(&o.out, "out", "results/throughput.md", "write the table to `FILE` too")
 	fs.StringVar(&o.doc, "doc", "", "and between the `NAME` markers of "+docFile)
 	fs.StringVar(&o.chromium, "chromium", browser.DefaultChromiumPath, "Chromium executable `PATH`")
@@ -114,8 +114,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	case fs.NArg() == 1:
 		o.urls = fs.Arg(0)
 	}
-	if o.rounds < 1 || o.workers < 1 || o.inFlight < 1 {
-		return o, cli.Usagef("-rounds, -workers and -in-flight: want at least 1")
+	if o.rounds < 1 || o.workers < 1 || o.inFlight < 0 {
+		return o, cli.Usagef("-rounds and -workers: want at least 1; -in-flight: at least 0")
 	}
 	for _, s := range cli.SplitList(*ways) {
 		w, err := parseWay(s)
@@ -305,7 +305,8 @@ func floor(ctx context.Context, cfg pipeline.Config, bcfg browser.Config, target
 func report(o options, got map[string][]measurement, label string, pages int, host string) string {
 	floors := got[baseFloor]
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s, %d rounds, %d workers, %d pages in flight, %s.\n\n", label, o.rounds, o.workers, o.inFlight, host)
+	inFlight := pipeline.Config{Workers: o.workers, InFlight: o.inFlight}.PagesInFlight()
+	fmt.Fprintf(&b, "%s, %d rounds, %d workers, %d pages in flight, %s.\n\n", label, o.rounds, o.workers, inFlight, host)
 	b.WriteString("| way | wall time (median) | pages/min | pages per core-hour | core-hours per million URLs | × the floor's time (median) | ok | failed | load average (start → end, per round) |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	cores := runtime.NumCPU()
