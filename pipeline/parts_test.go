@@ -29,6 +29,10 @@ func TestCrawlWith_Resume(t *testing.T) {
 	var loaded []string
 	b := &fakeBrowser{load: func(ctx context.Context, url string) (*Load, error) {
 		loaded = append(loaded, url)
+		// Loads take a while, so that the interrupt comes while URLs are
+		// left: a page loads its next URL while the last is processed,
+		// and loads in no time would all be done by then.
+		time.Sleep(30 * time.Millisecond)
 		return okLoad(url), nil
 	}}
 	cfg := fakeConfig(t)
