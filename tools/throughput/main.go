@@ -26,19 +26,16 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"actionspace/browser"
@@ -63,18 +60,7 @@ const docFile = "docs/throughput.md"
 // defaultWays are measured unless -ways says otherwise.
 const defaultWays = "floor,actionspace,default"
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintf(os.Stderr, "throughput: %v\n", err)
-		var usage cli.UsageError
-		if errors.As(err, &usage) {
-			os.Exit(2)
-		}
-		os.Exit(1)
-	}
-}
+func main() { cli.Main("throughput", run, "stopping") }
 
 // options are the tool's flags.
 type options struct {
@@ -203,13 +189,13 @@ type measurement struct {
 	loadStart, loadEnd string
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	o, err := parseOptions(args, stderr)
 	if err != nil {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	targets, label, cleanup, err := cli.LoadTargets(o.urls, pipeline.DefaultSchemes(), os.Stdin, log)
+	targets, label, cleanup, err := cli.LoadTargets(o.urls, pipeline.DefaultSchemes(), stdin, log)
 	if err != nil {
 		return err
 	}
