@@ -4,6 +4,8 @@
 #   make crawl   crawl the bundled corpus into results/runs/<run-id>/
 #   make test    run every test, real Chromium included (runs setup-test first)
 #   make soak    the long soak and timing tests (minutes each), on their own
+#   make throughput  the crawl's time as ratios to the bare navigation loop
+#                (docs/throughput.md); URLS=FILE measures on a URL list
 #
 # setup installs what the main job needs: Chromium, Node.js and the
 # Playwright driver. setup-test adds what only the tests need: the
@@ -14,6 +16,7 @@ GO       ?= go
 CHROMIUM ?= /usr/bin/chromium
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS     ?=
+URLS     ?=
 
 # RUN names a bench run: make bench crawls into results/runs/$(RUN)/crawl
 # and sweeps that into results/runs/$(RUN). CRAWL_ARGS go to the crawl,
@@ -27,7 +30,7 @@ CRAWL_ARGS ?=
 # SOAK_TIMEOUT bounds make soak; the soak tests take minutes each.
 SOAK_TIMEOUT ?= 60m
 
-.PHONY: all setup setup-test crawl bench bench-check test test-short soak vet goldens clean
+.PHONY: all setup setup-test crawl bench bench-check throughput test test-short soak vet goldens clean
 
 all: test
 
@@ -64,6 +67,14 @@ bench: setup
 bench-check: setup
 	$(GO) run ./cmd/crawl --run-id $(RUN) --out $(RUNDIR)/crawl $(CRAWL_ARGS)
 	$(GO) run ./cmd/bench --run-id $(RUN) --out $(RUNDIR) --baseline results/baseline/summary.json $(ARGS) $(RUNDIR)/crawl
+
+# throughput crawls the bundled corpus (or the list URLS names) as the
+# floor (goto, content) and as the crawl, in one run, alternating, and
+# writes the crawl's times as ratios to the floor's into
+# results/throughput.md (see docs/throughput.md).
+throughput: setup
+	@mkdir -p results
+	$(GO) run ./tools/throughput $(ARGS) $(URLS)
 
 # test runs every test once on real Chromium and against the S3-compatible
 # test server (built once by setup-test into the module cache), and the

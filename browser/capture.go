@@ -50,8 +50,7 @@ func (p *pwPage) settleAndCapture(ctx context.Context, tab *pwTab, rawURL string
 		quiet = min(quiet, capAt)
 	}
 	start := time.Now()
-	expr := fmt.Sprintf("(%s)(%d, %d)", settleScript, quiet.Milliseconds(), capAt.Milliseconds())
-	res, err := tab.evaluate(world, expr, 0)
+	res, err := p.settle(ctx, tab, world, quiet, capAt)
 	ld.Settle += time.Since(start)
 	if err != nil {
 		return nil, p.fail(ctx, rawURL, "settle", pipeline.KindCapture, err)
@@ -64,7 +63,7 @@ func (p *pwPage) settleAndCapture(ctx context.Context, tab *pwTab, rawURL string
 	start = time.Now()
 	// The newline keeps a trailing // comment in the script from eating
 	// the closing parenthesis.
-	expr = "(" + p.script + "\n)(" + p.arg + ")"
+	expr := "(" + p.script + "\n)(" + p.arg + ")"
 	res, err = tab.evaluate(world, expr, timeoutMS(ctx))
 	ld.CaptureTime += time.Since(start)
 	ld.CapturedAt = time.Now().UTC()

@@ -184,6 +184,7 @@ func (b *pwBrowser) openTab(p *pwPage, class pipeline.AddrClass) (*pwTab, error)
 	if tab.egress != nil {
 		page.OnRequestFailed(func(r playwright.Request) { p.onRequestFailed(tab, r) })
 	}
+	p.watchRequests(tab)
 	page.OnCrash(func(playwright.Page) { p.tabFailed(tab, errors.New("renderer crashed")) })
 	page.OnClose(func(playwright.Page) { p.tabFailed(tab, errors.New("page closed")) })
 	return tab, nil

@@ -50,3 +50,23 @@ func TestTakeExtra(t *testing.T) {
 		})
 	}
 }
+
+// TestAtOnce: the extras' takers run at the same time: two that each
+// wait take about as long as one, and both have run when atOnce returns.
+func TestAtOnce(t *testing.T) {
+	t.Parallel()
+	const wait = 300 * time.Millisecond
+	var ran atomic.Int32
+	take := func() {
+		time.Sleep(wait)
+		ran.Add(1)
+	}
+	start := time.Now()
+	atOnce(take, take)
+	if elapsed := time.Since(start); elapsed >= 2*wait {
+		t.Errorf("two takers of %v took %v together, want less than %v: at once", wait, elapsed, 2*wait)
+	}
+	if ran.Load() != 2 {
+		t.Errorf("%d takers ran, want 2", ran.Load())
+	}
+}

@@ -40,6 +40,9 @@ type pwTab struct {
 	egress *egress.Session
 	class  pipeline.AddrClass
 	used   bool // a URL was loaded in it
+	// requests counts the page's pending requests when it settles on
+	// evidence (see watchRequests); nil otherwise.
+	requests *requestWatch
 }
 
 // close closes the browser context, then its proxy session.
@@ -330,9 +333,13 @@ func (p *pwPage) load(ctx context.Context, rawURL string) (*pipeline.Load, error
 	if tab.egress != nil {
 		tab.egress.Reset()
 	}
-	ld, err := p.loadPage(ctx, tab, rawURL)
+	loadPage := p.loadPage
+	if p.cfg.Floor {
+		loadPage = p.floorPage
+	}
+	ld, err := loadPage(ctx, tab, rawURL)
 	ld, err = p.blockedLoad(tab, rawURL, ld, err)
-	if err == nil && len(p.cfg.Steps) > 0 {
+	if err == nil && len(p.cfg.Steps) > 0 && !p.cfg.Floor {
 		p.runSteps(ctx, tab, rawURL, ld)
 	}
 	return ld, err
@@ -340,17 +347,7 @@ func (p *pwPage) load(ctx context.Context, rawURL string) (*pipeline.Load, error
 
 // loadPage navigates tab to rawURL, captures and reads the HTML.
 func (p *pwPage) loadPage(ctx context.Context, tab *pwTab, rawURL string) (*pipeline.Load, error) {
-	ld := &pipeline.Load{BrowserVersion: p.browser.Version()}
-	p.stage.Store("navigate")
-	start := time.Now()
-	nav, err := p.navigate(ctx, tab, rawURL)
-	ld.Navigate = time.Since(start)
-	ld.FinalURL = tab.page.URL()
-	if nav != nil {
-		ld.HTTPStatus = nav.status
-		ld.ContentType = nav.contentType
-		ld.FinalURL = nav.url
-	}
+	ld, nav, err := p.startLoad(ctx, tab, rawURL)
 	if err != nil {
 		if why, _ := p.refusedMain(tab); why != "" {
 			return ld, &pipeline.PageError{Kind: pipeline.KindBlocked, URL: rawURL, Err: errors.New(why)}

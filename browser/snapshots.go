@@ -10,6 +10,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mxschmitt/playwright-go"
@@ -124,56 +125,109 @@ func TakeAISnapshot(page playwright.Page, cdp cdpSender, timeout time.Duration) 
 
 // takeExtras takes, after the capture, the screenshot and the HTML (which
 // only read the page), the records of the page state cfg asks for into
-// ld: the accessibility tree, then the AI snapshot, timing each. A record
-// that fails or that the page is too large for is left out and ld says
-// why (AXTreeSkipped, AISnapshotSkipped); the load goes on. Each record
-// may take at most half the time left to the load (the last one taken,
-// on a second try, all but a tenth of it: see takeExtra) and is given up
-// past it: a page of many frames must not spend the page's time limit on
-// its extras and lose its capture. A record that fails for lack of time
-// gets one more try within the load's time limit. Both records leave
-// secrets' values out before they are checked and stored (see
-// pageSecrets).
+// ld: the accessibility tree and the AI snapshot, both at once (unless
+// cfg.Sequential), timing each. The two only read the page: the tree
+// through CDP, the snapshot through Playwright's injected script, so one
+// waits on the browser while the other does. A record that fails or that
+// the page is too large for is left out and ld says why (AXTreeSkipped,
+// AISnapshotSkipped); the load goes on. Each record may take at most half
+// the time left to the load (the last one taken, on a second try, all but
+// a tenth of it: see takeExtra) and is given up past it: a page of many
+// frames must not spend the page's time limit on its extras and lose its
+// capture. A record that fails for lack of time gets one more try within
+// the load's time limit. Both records leave secrets' values out before
+// they are checked and stored (see pageSecrets); the snapshot's need the
+// tree, so both are in before either is checked.
 func (p *pwPage) takeExtras(ctx context.Context, tab *pwTab, rawURL string, in AXTreeInput, cfg pipeline.ExtrasConfig, secrets *pageSecrets, ld *pipeline.Load) {
-	if cfg.AXTree {
-		p.stage.Store("accessibility tree")
-		in.MaxNodes, in.MaxFrames = cfg.MaxAXNodes, p.cfg.MaxFrames
+	var (
+		rec          *axtree.Record
+		snap         *axtree.Snapshot
+		axErr, snErr error
+		axLate       bool
+		snLate       bool
+		snNoTime     bool
+	)
+	in.MaxNodes, in.MaxFrames = cfg.MaxAXNodes, p.cfg.MaxFrames
+	takeTree := func(last bool) {
 		start := time.Now()
-		rec, err, late := takeExtra(ctx, "accessibility tree", !cfg.AISnapshot, func(actx context.Context, _ time.Duration) (*axtree.Record, error) {
+		rec, axErr, axLate = takeExtra(ctx, "accessibility tree", last, func(actx context.Context, _ time.Duration) (*axtree.Record, error) {
 			return TakeAXTree(actx, in)
 		})
 		ld.AXTreeTime = time.Since(start)
-		switch {
-		case errors.Is(err, ErrTooLarge):
-			ld.AXTreeSkipped = dataset.SkippedTooLarge
-			p.log.Debug("accessibility tree not stored", logURL, rawURL, logSkipped, ld.AXTreeSkipped, logError, err)
-		case err != nil:
-			ld.AXTreeSkipped = dataset.SkippedFailed
-			if late {
-				ld.AXTreeSkipped = dataset.SkippedDeadline
-			}
-			p.log.Warn("accessibility tree not stored", logURL, rawURL, logSkipped, ld.AXTreeSkipped, logError, shortError{err})
-		default:
-			secrets.axTree(rec)
-			ld.AXTree = rec
+	}
+	takeSnapshot := func() {
+		if ctx.Err() != nil {
+			snNoTime = true
+			return
 		}
+		start := time.Now()
+		// Playwright's own timeout does not always hold (frames that do
+		// not answer): takeExtra also abandons the call at the limit.
+		snap, snErr, snLate = takeExtra(ctx, "AI snapshot", true, func(_ context.Context, limit time.Duration) (*axtree.Snapshot, error) {
+			return TakeAISnapshot(tab.page, in.Session, limit)
+		})
+		ld.AISnapshotTime = time.Since(start)
+	}
+	switch {
+	case cfg.AXTree && cfg.AISnapshot && !cfg.Sequential:
+		p.stage.Store("accessibility tree and AI snapshot")
+		atOnce(func() { takeTree(true) }, takeSnapshot)
+	default:
+		if cfg.AXTree {
+			p.stage.Store("accessibility tree")
+			takeTree(!cfg.AISnapshot)
+		}
+		if cfg.AISnapshot {
+			p.stage.Store("AI snapshot")
+			takeSnapshot()
+		}
+	}
+	if cfg.AXTree {
+		p.keepAXTree(rawURL, rec, axErr, axLate, secrets, ld)
 	}
 	if !cfg.AISnapshot {
 		return
 	}
-	if ctx.Err() != nil {
+	if snNoTime {
 		ld.AISnapshotSkipped = dataset.SkippedDeadline
 		p.log.Warn("AI snapshot not taken: no time left", logURL, rawURL, logSkipped, ld.AISnapshotSkipped)
 		return
 	}
-	p.stage.Store("AI snapshot")
-	start := time.Now()
-	// Playwright's own timeout does not always hold (frames that do not
-	// answer): takeExtra also abandons the call at the limit.
-	snap, err, late := takeExtra(ctx, "AI snapshot", true, func(_ context.Context, limit time.Duration) (*axtree.Snapshot, error) {
-		return TakeAISnapshot(tab.page, in.Session, limit)
-	})
-	ld.AISnapshotTime = time.Since(start)
+	p.keepSnapshot(ctx, rawURL, snap, snErr, snLate, cfg, secrets, ld)
+}
+
+// atOnce runs every f, each on a goroutine of its own, and returns once
+// all have.
+func atOnce(fs ...func()) {
+	var wg sync.WaitGroup
+	for _, f := range fs {
+		wg.Go(f)
+	}
+	wg.Wait()
+}
+
+// keepAXTree stores the accessibility tree taken into ld, its secrets
+// left out, or says why it is not there.
+func (p *pwPage) keepAXTree(rawURL string, rec *axtree.Record, err error, late bool, secrets *pageSecrets, ld *pipeline.Load) {
+	switch {
+	case errors.Is(err, ErrTooLarge):
+		ld.AXTreeSkipped = dataset.SkippedTooLarge
+		p.log.Debug("accessibility tree not stored", logURL, rawURL, logSkipped, ld.AXTreeSkipped, logError, err)
+	case err != nil:
+		ld.AXTreeSkipped = dataset.SkippedFailed
+		if late {
+			ld.AXTreeSkipped = dataset.SkippedDeadline
+		}
+		p.log.Warn("accessibility tree not stored", logURL, rawURL, logSkipped, ld.AXTreeSkipped, logError, shortError{err})
+	default:
+		secrets.axTree(rec)
+		ld.AXTree = rec
+	}
+}
+
+// keepSnapshot stores the AI snapshot taken into ld, its secrets left out
+// (which needs ld's accessibility tree), or says why it is not there.
+func (p *pwPage) keepSnapshot(ctx context.Context, rawURL string, snap *axtree.Snapshot, err error, late bool, cfg pipeline.ExtrasConfig, secrets *pageSecrets, ld *pipeline.Load) {
 	switch {
 	case err != nil && late:
 		ld.AISnapshotSkipped = dataset.SkippedDeadline

@@ -513,6 +513,7 @@ func TestChromium_LoadExtras(t *testing.T) {
 		return ld
 	}
 	ld := load(pipeline.DefaultExtrasConfig())
+	full := ld
 	c, err := dom.Parse(ld.Capture)
 	if err != nil {
 		t.Fatal(err)
@@ -537,6 +538,14 @@ func TestChromium_LoadExtras(t *testing.T) {
 	}
 	if ld.HTML == "" || len(ld.Capture) == 0 {
 		t.Errorf("over the caps: the load lost its capture or HTML")
+	}
+
+	// One after the other, as before: the same records.
+	seq := pipeline.DefaultExtrasConfig()
+	seq.Sequential = true
+	ldSeq := load(seq)
+	if ldSeq.AXTree == nil || ldSeq.AISnapshot == nil || ldSeq.AISnapshot.Text != full.AISnapshot.Text || ldSeq.AXTree.Match != full.AXTree.Match {
+		t.Errorf("one after the other: tree %v, snapshot %v; want the same records as taken at once", ldSeq.AXTree != nil, ldSeq.AISnapshot != nil)
 	}
 
 	ld = load(pipeline.ExtrasConfig{MaxAXNodes: 1, MaxAISnapshotBytes: 1})

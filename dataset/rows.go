@@ -219,8 +219,8 @@ type PageRow struct {
 	// limit, twice) or "failed" (the browser's error is logged); empty
 	// when it was stored or not asked for.
 	AXTreeSkipped string `parquet:"axtree_skipped"`
-	// AISnapshotMS is the time taken to take Playwright's AI snapshot
-	// right after the accessibility tree, in milliseconds; null when the
+	// AISnapshotMS is the time taken to take Playwright's AI snapshot,
+	// at the same time as the accessibility tree, in milliseconds; null when the
 	// crawl's formats did not ask for it (playwright-ai) or the stage was
 	// not reached.
 	AISnapshotMS *float64 `parquet:"aisnapshot_ms"`

@@ -89,8 +89,8 @@ type Load struct {
 	// dataset.SkippedTooLarge or dataset.SkippedFailed; empty otherwise.
 	AXTreeSkipped string
 	// AISnapshot is Playwright's AI snapshot of the same page state, with
-	// boxes, taken right after the accessibility tree when PageConfig.Extras
-	// asks for it; nil when it did not, or it was skipped
+	// boxes, taken at the same time as the accessibility tree (see
+	// ExtrasConfig.Sequential) when PageConfig.Extras asks for it; nil when it did not, or it was skipped
 	// (AISnapshotSkipped says why).
 	AISnapshot *axtree.Snapshot
 	// AISnapshotSkipped says why an AI snapshot asked for is nil:
@@ -150,6 +150,10 @@ type PageConfig struct {
 	SettleQuiet time.Duration
 	// SettleMax caps the wait for a quiet DOM; at least SettleQuiet.
 	SettleMax time.Duration
+	// Settle is the rule that says when the page is quiet enough to
+	// capture: SettleQuietRule ("", the default: SettleQuiet without a DOM
+	// mutation) or SettleEvidence (see there); SettleMax bounds both.
+	Settle string
 	// Script bounds the capture script's work and output (see
 	// dom.ScriptOptions). The script runs in an isolated world, out of
 	// reach of the page's own scripts.
@@ -178,6 +182,14 @@ type PageConfig struct {
 	// the URL's time limit; 0 gives each step an equal share of the time
 	// the first capture left.
 	StepTimeout time.Duration
+	// Floor makes every load the bare navigation loop a crawl's
+	// throughput is measured against: navigate to the load event, read
+	// the page's HTML as Playwright's content() serializes it, and
+	// nothing else (no settling, capture, extras, screenshot, cap or
+	// redaction; the network policy holds as for any load). The crawl
+	// then makes no rows but a pages row with html_bytes and the timings
+	// (see tools/throughput, which measures crawls as ratios to it).
+	Floor bool
 }
 
 // ExtrasConfig says which records of the captured page state a load takes
@@ -214,6 +226,10 @@ type ExtrasConfig struct {
 	// --actionable-probe-time); the elements not reached by then are
 	// untested (actionable_probe_skipped "deadline").
 	ActionableProbeTime time.Duration
+	// Sequential takes the two records one after the other, the
+	// accessibility tree first, instead of both at once: what the crawl
+	// did before, kept to measure the overlap (tools/extrascost).
+	Sequential bool
 }
 
 // Defaults of the actionable-now probe.
@@ -277,6 +293,8 @@ func (c PageConfig) Validate() error {
 		return fmt.Errorf("settle quiet: %v, want >= 0", c.SettleQuiet)
 	case c.SettleMax < c.SettleQuiet:
 		return fmt.Errorf("settle max: %v, less than settle quiet %v", c.SettleMax, c.SettleQuiet)
+	case c.Settle != "" && c.Settle != SettleQuietRule && c.Settle != SettleEvidence:
+		return fmt.Errorf("settle: %q, want %q or %q", c.Settle, SettleQuietRule, SettleEvidence)
 	case c.Script.MaxNodes < 1:
 		return fmt.Errorf("max nodes: %d, want > 0", c.Script.MaxNodes)
 	case c.MaxHTMLBytes < 0:

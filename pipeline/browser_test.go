@@ -24,6 +24,8 @@ func TestPageConfig_Validate(t *testing.T) {
 		{"negative height", func(c *PageConfig) { c.ViewportHeight = -5 }, "viewport height"},
 		{"negative quiet", func(c *PageConfig) { c.SettleQuiet = -time.Second }, "settle quiet"},
 		{"negative max", func(c *PageConfig) { c.SettleMax = -time.Second }, "settle max"},
+		{"settle on evidence", func(c *PageConfig) { c.Settle = SettleEvidence }, ""},
+		{"unknown settle rule", func(c *PageConfig) { c.Settle = "soon" }, "settle"},
 		{"max below quiet", func(c *PageConfig) { c.SettleQuiet, c.SettleMax = time.Second, 500*time.Millisecond }, "settle max"},
 		{"no node budget", func(c *PageConfig) { c.Script.MaxNodes = 0 }, "max nodes"},
 		{"screenshots plain", func(c *PageConfig) { c.Screenshot.Mode = ScreenshotsPlain }, ""},

@@ -32,8 +32,15 @@ type Config struct {
 	// or "URL list urls.txt"; recorded in the run's configuration
 	// metadata, where bench reads it to label its report.
 	Input string
-	// Workers is the number of pages crawled at once.
+	// Workers is the number of pages processed at once (decoded,
+	// rendered, counted): CPU work, one worker per core by default.
 	Workers int
+	// InFlight is the number of pages loaded at once, each in a browser
+	// page of its own (navigation, settling, capture, extras: mostly
+	// waiting on Chromium); 0 means DefaultInFlightPerWorker per worker
+	// (see PagesInFlight). A page loads its next URL while the last one
+	// is processed. See the stages in stages.go.
+	InFlight int
 	// Timeout bounds one attempt at one URL: navigation, settling, capture
 	// and content; and, once the page is loaded, its processing (decoding,
 	// rendering, counting, scoring), from the end of the load.
@@ -114,6 +121,8 @@ func (c Config) Validate() error {
 	switch {
 	case c.Workers < 1:
 		return fmt.Errorf("workers: %d, want at least 1", c.Workers)
+	case c.InFlight < 0:
+		return fmt.Errorf("in-flight: %d, want >= 0 (0: %d per worker)", c.InFlight, DefaultInFlightPerWorker)
 	case c.Timeout <= 0:
 		return fmt.Errorf("timeout: %v, want > 0", c.Timeout)
 	case c.Retries < 0:

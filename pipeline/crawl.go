@@ -225,21 +225,24 @@ func (c Config) text() string {
 func (c Config) record() string {
 	sum := sha256.Sum256([]byte(dom.Script()))
 	rec := struct {
-		Input          string            `json:"input,omitempty"`
-		Workers        int               `json:"workers"`
-		TimeoutSeconds float64           `json:"timeout_seconds"`
-		Retries        int               `json:"retries"`
-		Modes          []string          `json:"modes"`
-		Formats        []string          `json:"formats"`
-		Expansions     []int             `json:"viewport_expansions"`
-		Text           string            `json:"text"`
-		Encodings      []string          `json:"encodings"`
-		ViewportWidth  int               `json:"viewport_width"`
-		ViewportHeight int               `json:"viewport_height"`
-		SettleQuietMS  int64             `json:"settle_quiet_ms"`
-		SettleMaxMS    int64             `json:"settle_max_ms"`
-		ScriptSHA256   string            `json:"capture_script_sha256"`
-		ScriptOptions  dom.ScriptOptions `json:"capture_script_options"`
+		Input          string   `json:"input,omitempty"`
+		Workers        int      `json:"workers"`
+		InFlight       int      `json:"in_flight"`
+		TimeoutSeconds float64  `json:"timeout_seconds"`
+		Retries        int      `json:"retries"`
+		Modes          []string `json:"modes"`
+		Formats        []string `json:"formats"`
+		Expansions     []int    `json:"viewport_expansions"`
+		Text           string   `json:"text"`
+		Encodings      []string `json:"encodings"`
+		ViewportWidth  int      `json:"viewport_width"`
+		ViewportHeight int      `json:"viewport_height"`
+		SettleQuietMS  int64    `json:"settle_quiet_ms"`
+		SettleMaxMS    int64    `json:"settle_max_ms"`
+		// The settle rule, when it is not the quiet-DOM rule.
+		Settle        string            `json:"settle,omitempty"`
+		ScriptSHA256  string            `json:"capture_script_sha256"`
+		ScriptOptions dom.ScriptOptions `json:"capture_script_options"`
 		// The extras' bounds are recorded only when taken.
 		AXTree             bool `json:"axtree"`
 		MaxAXNodes         int  `json:"max_ax_nodes,omitempty"`
@@ -281,7 +284,7 @@ func (c Config) record() string {
 		PartIntervalS float64 `json:"part_interval_seconds"`
 		Partition     string  `json:"partition,omitempty"`
 	}{
-		Input: c.Input, Workers: c.Workers, TimeoutSeconds: c.Timeout.Seconds(), Retries: c.Retries,
+		Input: c.Input, Workers: c.Workers, InFlight: c.PagesInFlight(), TimeoutSeconds: c.Timeout.Seconds(), Retries: c.Retries,
 		Modes: c.Modes, Formats: c.Formats, Expansions: c.Expansions, Text: c.text(),
 		AXTree: c.Page.Extras.AXTree, AISnapshot: c.Page.Extras.AISnapshot,
 		ViewportWidth: c.Page.ViewportWidth, ViewportHeight: c.Page.ViewportHeight,
@@ -291,6 +294,9 @@ func (c Config) record() string {
 		MaxHTMLBytes: c.Page.MaxHTMLBytes, MaxFrames: c.Page.MaxFrames, AllowPrivate: c.Page.Network.AllowPrivate,
 		Budgets: c.Budgets, Shards: c.Shards, IDs: c.IDs,
 		Steps: c.Page.Steps, StepTimeoutSeconds: c.Page.StepTimeout.Seconds(),
+	}
+	if c.Page.Settle == SettleEvidence {
+		rec.Settle = c.Page.Settle
 	}
 	for _, p := range c.Page.Network.Blocked {
 		rec.Blocked = append(rec.Blocked, p.String())

@@ -14,12 +14,15 @@
 //     loads one URL at a time as the [PageConfig] it was opened with says.
 //     Failures are [PageError]s with a stable [ErrorKind]. The core's own
 //     tests run on fakes of it.
-//   - [Run]: the worker pool. Workers each own a page, take targets from a
-//     queue, bound each attempt with the configured timeout, retry
-//     transient failures, and turn the load into rows (decode the capture
-//     once, render every mode and expansion through package space, draw
-//     the first expansion's IDs on a labeled screenshot). Results are
-//     handed to the caller's emit function from a single goroutine.
+//   - [Run]: the pool, in two stages. Loaders ([Config].InFlight of
+//     them) each own a page, take targets from a queue, bound each
+//     attempt with the configured timeout and retry transient failures;
+//     processors ([Config].Workers, one per core) turn each load into
+//     rows (decode the capture once, render every mode and expansion
+//     through package space, draw the first expansion's IDs on a labeled
+//     screenshot), while its page loads the next target. A bounded queue
+//     between the two keeps memory bounded. Results are handed to the
+//     caller's emit function from a single goroutine.
 //   - [Crawl]: a whole job: open the browser (an [Opener], such as
 //     browser.Opener), stream the rows into rotating part files
 //     (dataset.Parts), close them properly even when interrupted, and,

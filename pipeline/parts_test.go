@@ -29,6 +29,10 @@ func TestCrawlWith_Resume(t *testing.T) {
 	var loaded []string
 	b := &fakeBrowser{load: func(ctx context.Context, url string) (*Load, error) {
 		loaded = append(loaded, url)
+		// Loads take a while, so that the interrupt comes while URLs are
+		// left: a page loads its next URL while the last is processed,
+		// and loads in no time would all be done by then.
+		time.Sleep(30 * time.Millisecond)
 		return okLoad(url), nil
 	}}
 	cfg := fakeConfig(t)
@@ -280,6 +284,7 @@ func TestCheckResumable(t *testing.T) {
 		want   string // "" for accepted
 	}{
 		{"workers", func(c *Config) { c.Workers = 9 }, ""},
+		{"in_flight", func(c *Config) { c.InFlight = 7 }, ""},
 		{"timeout", func(c *Config) { c.Timeout = time.Minute }, ""},
 		{"part pages", func(c *Config) { c.Output.PartPages = 7 }, ""},
 		{"part interval", func(c *Config) { c.Output.PartInterval = time.Hour }, ""},

@@ -41,8 +41,8 @@ const (
 	retryBackoff = 250 * time.Millisecond
 )
 
-// DefaultWorkers is one worker per core, at least 2: a worker spends most
-// of its time waiting on Chromium, which runs in other processes.
+// DefaultWorkers is one processing worker per core, at least 2: processing
+// is CPU work (the pages loaded at once are Config.InFlight).
 func DefaultWorkers() int { return max(2, runtime.NumCPU()) }
 
 // Target is one URL to crawl.
@@ -145,9 +145,14 @@ func run(ctx context.Context, cfg Config, browser Browser, targets []Target, emi
 	}
 
 	work := make(chan Target)
+	// Loaders hand their loads to the processors through jobs, whose
+	// capacity bounds the loads waiting to be processed: at most
+	// inFlight (one each) + cap(jobs) + Workers loads are held at once.
+	inFlight := cfg.PagesInFlight()
+	jobs := make(chan job, cfg.Workers)
 	results := make(chan Result, cfg.Workers)
 	var g errgroup.Group
-	g.SetLimit(cfg.Workers + 1) // the feeder and the workers
+	g.SetLimit(inFlight + 1) // the feeder and the loaders
 	g.Go(func() error {
 		defer close(work)
 		for _, t := range targets {
@@ -162,29 +167,40 @@ func run(ctx context.Context, cfg Config, browser Browser, targets []Target, emi
 		}
 		return nil
 	})
-	for w := range cfg.Workers {
+	for w := range inFlight {
 		g.Go(func() error {
-			wk := &worker{id: w, cfg: cfg, browser: browser, proc: proc, log: log.With(logWorker, w)}
+			wk := &worker{id: w, cfg: cfg, browser: browser, log: log.With(logWorker, w)}
 			defer wk.close()
 			for t := range work {
 				if feed.Err() != nil {
 					continue // stopping: leave it to a resume
 				}
-				res, done, err := wk.handle(hard, t)
+				j, done, err := wk.handle(hard, t)
 				if err != nil {
 					fatal(err)
 					return err
 				}
 				if done {
-					results <- res
+					jobs <- j
 				}
 			}
 			return nil
 		})
 	}
+	loaded := make(chan error, 1)
+	go func() {
+		loaded <- g.Wait()
+		close(jobs)
+	}()
+	processed := make(chan struct{})
+	go func() {
+		defer close(processed)
+		processJobs(hard, proc, cfg.Workers, jobs, results, log)
+	}()
 	waited := make(chan error, 1)
 	go func() {
-		waited <- g.Wait()
+		<-processed
+		waited <- <-loaded
 		close(results)
 	}()
 
@@ -223,12 +239,12 @@ func run(ctx context.Context, cfg Config, browser Browser, targets []Target, emi
 	return stats, ctx.Err()
 }
 
-// worker owns one page at a time; a page never serves two URLs at once.
+// worker loads one target at a time in its page (a page never serves two
+// URLs at once) and hands the load to the processors.
 type worker struct {
 	id      int
 	cfg     Config
 	browser Browser
-	proc    *processor
 	log     *slog.Logger
 	page    Page
 	loads   int // URLs loaded in page
@@ -247,12 +263,14 @@ func (w *worker) close() {
 	}
 }
 
-// handle crawls one target with its retries. It returns the target's
-// result with done true; done false when ctx ended the attempt (the run is
-// stopping); an error only when the browser can no longer give pages.
-func (w *worker) handle(ctx context.Context, t Target) (Result, bool, error) {
+// handle crawls one target with its retries and returns what the
+// processors make its rows of, with done true; done false when ctx ended
+// the attempt (the run is stopping); an error only when the browser can
+// no longer give pages. The page is free for the next target as soon as
+// handle returns: processing needs only the load.
+func (w *worker) handle(ctx context.Context, t Target) (job, bool, error) {
 	if t.Err != nil {
-		return w.proc.failed(t, nil, t.Err, 0, time.Now()), true, nil
+		return job{t: t, err: t.Err, started: time.Now()}, true, nil
 	}
 	log := w.log.With(logPageID, t.PageID, logURL, t.URL)
 	var (
@@ -266,7 +284,7 @@ func (w *worker) handle(ctx context.Context, t Target) (Result, bool, error) {
 			select {
 			case <-time.After(time.Duration(attempts-1) * retryBackoff):
 			case <-ctx.Done():
-				return Result{}, false, nil
+				return job{}, false, nil
 			}
 		}
 		if w.page == nil {
@@ -274,9 +292,9 @@ func (w *worker) handle(ctx context.Context, t Target) (Result, bool, error) {
 			if err != nil {
 				w.page = nil
 				if ctx.Err() != nil {
-					return Result{}, false, nil
+					return job{}, false, nil
 				}
-				return Result{}, false, fmt.Errorf("new page for %s: %w", t.URL, err)
+				return job{}, false, fmt.Errorf("new page for %s: %w", t.URL, err)
 			}
 		}
 		load, err = w.load(ctx, t.URL)
@@ -286,7 +304,7 @@ func (w *worker) handle(ctx context.Context, t Target) (Result, bool, error) {
 		}
 		if ctx.Err() != nil {
 			w.close()
-			return Result{}, false, nil
+			return job{}, false, nil
 		}
 		var pe *PageError
 		if !errors.As(err, &pe) {
@@ -307,15 +325,8 @@ func (w *worker) handle(ctx context.Context, t Target) (Result, bool, error) {
 	}
 	if err != nil {
 		log.Info("page failed", logErrorKind, ErrorKindOf(err), logError, err)
-		return w.proc.failed(t, load, err, attempts, started), true, nil
 	}
-	res, ok := w.proc.process(ctx, t, load, attempts, started)
-	if !ok {
-		log.Info("processing stopped at the end of the grace period; the page gets no row")
-		return Result{}, false, nil
-	}
-	log.Debug("page done", logStatus, res.Page.Status, logSpaces, len(res.Spaces))
-	return res, true, nil
+	return job{t: t, load: load, err: err, attempts: attempts, started: started}, true, nil
 }
 
 // load runs one attempt with its timeout. Should the page not return in

@@ -101,6 +101,7 @@ func fakeConfig(t testing.TB) Config {
 	cfg := DefaultConfig()
 	cfg.RunID = "fake"
 	cfg.Workers = 4
+	cfg.InFlight = 0 // one page in flight per worker: the tests count pages by Workers
 	cfg.Timeout = 2 * time.Second
 	cfg.Expansions = []int{0}
 	cfg.Encodings = []metrics.Encoding{metrics.CL100K}

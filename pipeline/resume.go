@@ -16,7 +16,7 @@ import (
 // differs between the shards of one dataset, whose first part a resume
 // compares with; the shard count does not. The input's label may change
 // too: a resume may read the same list from another path or stdin.
-var resumeMayChange = []string{"input", "workers", "timeout_seconds", "step_timeout_seconds", "part_pages", "part_interval_seconds",
+var resumeMayChange = []string{"input", "workers", "in_flight", "timeout_seconds", "step_timeout_seconds", "part_pages", "part_interval_seconds",
 	"partition", "browser_endpoints"}
 
 // checkResumable reports the first setting, in the record's order, in

@@ -191,7 +191,7 @@ func (c command) run(ctx context.Context, args []string, stdin io.Reader, stdout
 		fmt.Fprintf(stderr, "crawl: shard %s: %d of %d URLs -> %s\n", shard, len(targets), all, joinLoc(out, dataset.PagesDir, shard.Partition()))
 	}
 
-	fmt.Fprintf(stderr, "crawl: %d URLs, %d workers, expansions %v -> %s\n", len(targets), cfg.Workers, cfg.Expansions, store.Redact(out))
+	fmt.Fprintf(stderr, "crawl: %d URLs, %d pages in flight, %d workers, expansions %v -> %s\n", len(targets), cfg.PagesInFlight(), cfg.Workers, cfg.Expansions, store.Redact(out))
 	stats, err := cli.Crawl(ctx, cfg, targets, out, open, stderr)
 	if err != nil && stats.OK+stats.Failed == 0 && !errors.Is(err, context.Canceled) {
 		return err // nothing was crawled: no summary

@@ -33,6 +33,7 @@ func TestRun_BadInput(t *testing.T) {
 		{"negative token budget", []string{"--token-budget", "-100"}, true, "--token-budget"},
 		{"repeated token budget", []string{"--token-budget", "1000,2000,1000"}, true, "twice"},
 		{"zero workers", []string{"--workers", "0"}, true, "workers"},
+		{"negative in-flight", []string{"--in-flight", "-1"}, true, "in-flight"},
 		{"two lists", []string{"--urls", "a.txt", "b.txt"}, true, "both"},
 		{"two args", []string{"a.txt", "b.txt"}, true, "too many"},
 		{"bad log level", []string{"--log-level", "loud"}, true, "--log-level"},
@@ -76,7 +77,7 @@ func TestRun_Help(t *testing.T) {
 	if !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("err = %v, want flag.ErrHelp", err)
 	}
-	for _, f := range []string{"--urls", "--out", "--workers", "--viewport", "--viewport-expansion", "--timeout", "--chromium", "--encodings",
+	for _, f := range []string{"--urls", "--out", "--workers", "--in-flight", "--viewport", "--viewport-expansion", "--timeout", "--chromium", "--encodings",
 		"--max-nodes", "--max-capture-chars", "--max-title", "--max-url", "--max-attributes", "--max-attr-value", "--max-name-length",
 		"--max-text", "--max-options", "--max-frames", "--max-html-bytes", "--allow-private", "--token-budget"} {
 		if !strings.Contains(stderr.String(), "-"+strings.TrimLeft(f, "-")) {

@@ -122,7 +122,8 @@ type poolOptions struct {
 func (o *poolOptions) AddFlags(fs *flag.FlagSet) {
 	o.cfg = pipeline.DefaultConfig()
 	c := &o.cfg
-	fs.IntVar(&c.Workers, "workers", c.Workers, "pages crawled at once (`N`)")
+	fs.IntVar(&c.Workers, "workers", c.Workers, "pages processed at once (`N`: decoding, rendering, counting; CPU work, one per core)")
+	fs.IntVar(&c.InFlight, "in-flight", c.InFlight, "pages loaded at once (`N`), each in a browser page of its own; a page loads its next URL while the last one is processed (0 = one per worker)")
 	fs.DurationVar(&c.Timeout, "timeout", c.Timeout, "time limit per URL attempt (`DURATION`)")
 	fs.IntVar(&c.Retries, "retries", c.Retries, "extra attempts after a transient failure (timeout, network, crash)")
 	fs.DurationVar(&c.Grace, "grace", c.Grace, "on SIGINT/SIGTERM, let the pages in flight finish for this long (`DURATION`)")
@@ -131,7 +132,7 @@ func (o *poolOptions) AddFlags(fs *flag.FlagSet) {
 
 // apply sets the pool's fields of cfg.
 func (o *poolOptions) apply(cfg *pipeline.Config) {
-	cfg.Workers, cfg.Timeout, cfg.Retries = o.cfg.Workers, o.cfg.Timeout, o.cfg.Retries
+	cfg.Workers, cfg.InFlight, cfg.Timeout, cfg.Retries = o.cfg.Workers, o.cfg.InFlight, o.cfg.Timeout, o.cfg.Retries
 	cfg.Grace, cfg.RecyclePages = o.cfg.Grace, o.cfg.RecyclePages
 }
 
@@ -155,6 +156,7 @@ func (o *pageOptions) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.viewport, "viewport", cli.FormatViewport(p.ViewportWidth, p.ViewportHeight), "browser viewport `WxH` in CSS pixels")
 	fs.DurationVar(&p.SettleQuiet, "settle-quiet", p.SettleQuiet, "capture once the DOM has gone this long without a change (`DURATION`)")
 	fs.DurationVar(&p.SettleMax, "settle-max", p.SettleMax, "capture after this long even if the DOM keeps changing (`DURATION`)")
+	fs.StringVar(&p.Settle, "settle", pipeline.SettleQuietRule, "when to capture (`RULE`): quiet (--settle-quiet without a DOM change) or evidence (fonts loaded, no request of the page's origin pending, layout and DOM still for 100 ms); --settle-max bounds both")
 	fs.IntVar(&x.MaxAXNodes, "max-ax-nodes", x.MaxAXNodes, "skip the accessibility tree of a page with more than `N` DOM nodes (the pages row says axtree_skipped=too_large)")
 	fs.IntVar(&x.MaxAISnapshotBytes, "max-aisnapshot-bytes", x.MaxAISnapshotBytes, "drop an AI snapshot longer than `N` bytes (the pages row says aisnapshot_skipped=too_large)")
 	fs.StringVar(&x.ActionableProbe, "actionable-probe", x.ActionableProbe, "after every other record, test whether a pointer reaches each oracle element: viewport (those on screen), all (each scrolled into view: moves the page) or none")

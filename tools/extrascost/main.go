@@ -1,8 +1,9 @@
 // Command extrascost measures what the extras (the accessibility tree and
 // Playwright's AI snapshot, taken beside the capture) cost per page: it
-// crawls the bundled corpus with every format and with actionspace and
-// html only (no extras), in one run, alternating the two crawls round by
-// round, and writes the medians as a Markdown table into results/ and into
+// crawls the bundled corpus with every format, both records taken at once
+// and one after the other, and with actionspace and html only (no
+// extras), in one run, alternating the crawls round by round, and writes
+// the medians as a Markdown table into results/ and into
 // the block of docs/formats.md between its extras-cost markers (its test checks the
 // two agree). Run it from the module root, on a quiet machine:
 //
@@ -16,15 +17,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"slices"
 	"strings"
-	"time"
 
 	"actionspace/browser"
 	"actionspace/corpora"
 	"actionspace/dataset"
 	"actionspace/dataset/parts"
+	"actionspace/internal/docblock"
+	"actionspace/internal/hostinfo"
 	"actionspace/metrics"
 	"actionspace/pipeline"
 	"actionspace/space"
@@ -36,11 +37,8 @@ const (
 	docFile    = "docs/formats.md"
 )
 
-// The block of docs/formats.md the figures go in.
-const (
-	blockBegin = "<!-- extras-cost:begin -->"
-	blockEnd   = "<!-- extras-cost:end -->"
-)
+// blockName names the block of docs/formats.md the figures go in.
+const blockName = "extras-cost"
 
 func main() {
 	rounds := flag.Int("rounds", 3, "crawl the corpus this many times each way")
@@ -51,15 +49,24 @@ func main() {
 	}
 }
 
-// way is one of the two crawls compared.
+// way is one of the crawls compared.
 type way struct {
-	name    string
-	formats []string
+	name       string
+	formats    []string
+	sequential bool // the two records one after the other
 }
 
+// The ways, by name.
+const (
+	without    = "without"
+	sequential = "sequential"
+	atOnce     = "with"
+)
+
 var ways = []way{
-	{"without", []string{space.FormatActionSpace, space.FormatHTML}},
-	{"with", space.Formats()},
+	{without, []string{space.FormatActionSpace, space.FormatHTML}, false},
+	{sequential, space.Formats(), true},
+	{atOnce, space.Formats(), false},
 }
 
 // sample is one page's pages row figures over the rounds of one way.
@@ -110,7 +117,7 @@ func run(ctx context.Context, rounds int, log io.Writer) error {
 			}
 		}
 	}
-	table := report(samples, len(targets), rounds, version, machine())
+	table := report(samples, len(targets), rounds, version, hostinfo.Describe())
 	if err := os.WriteFile(resultFile, []byte(table), 0o644); err != nil {
 		return err
 	}
@@ -118,7 +125,7 @@ func run(ctx context.Context, rounds int, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	updated, err := replaceBlock(string(doc), table)
+	updated, err := docblock.Replace(string(doc), blockName, table)
 	if err != nil {
 		return fmt.Errorf("%s: %w", docFile, err)
 	}
@@ -141,6 +148,7 @@ func crawl(ctx context.Context, w way, targets []pipeline.Target) ([]dataset.Pag
 	cfg.RunID = "extrascost-" + w.name
 	cfg.Workers = 1 // one page at a time: no page's timings include another's
 	cfg.UseFormats(w.formats)
+	cfg.Page.Extras.Sequential = w.sequential
 	cfg.Logger = nil
 	if _, err := pipeline.Crawl(ctx, cfg, targets, dir, browser.Opener(browser.DefaultConfig()), nil); err != nil {
 		return nil, "", err
@@ -165,7 +173,9 @@ func crawl(ctx context.Context, w way, targets []pipeline.Target) ([]dataset.Pag
 }
 
 // report renders the figures: per page the median over the rounds, then
-// the median over the pages.
+// the median over the pages; the extras' cost of a way is the median over
+// the pages of its page's figure less the page's without extras, and the
+// saving the median of what taking the records at once saves on a page.
 func report(samples map[string]map[string]*sample, pages, rounds int, version, machine string) string {
 	type figure struct {
 		label   string
@@ -181,61 +191,33 @@ func report(samples map[string]map[string]*sample, pages, rounds int, version, m
 	var b strings.Builder
 	fmt.Fprintf(&b, "Median per page over the %d corpus pages (each page's median over %d rounds), one page at a time, Chromium %s, %s:\n\n",
 		pages, rounds, version, machine)
-	b.WriteString("| ms per page | without extras | with extras | extras' cost |\n|---|---:|---:|---:|\n")
+	b.WriteString("| ms per page | without extras | extras one after the other | extras at once | cost one after the other | cost at once | saved at once |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, f := range figures {
-		var with, without, diff []float64
-		for url, s := range samples["with"] {
-			w := metrics.Median(f.of(s))
-			with = append(with, w)
-			if o := samples["without"][url]; o != nil {
-				without = append(without, metrics.Median(f.of(o)))
-				diff = append(diff, w-metrics.Median(f.of(o)))
+		var none, seq, once, seqCost, onceCost, saved []float64
+		for url, s := range samples[atOnce] {
+			o := metrics.Median(f.of(s))
+			once = append(once, o)
+			base := 0.0
+			if w := samples[without][url]; w != nil && f.without {
+				base = metrics.Median(f.of(w))
+				none = append(none, base)
+			}
+			onceCost = append(onceCost, o-base)
+			if q := samples[sequential][url]; q != nil {
+				sq := metrics.Median(f.of(q))
+				seq = append(seq, sq)
+				seqCost = append(seqCost, sq-base)
+				saved = append(saved, sq-o)
 			}
 		}
+		noneCell := "—"
 		if f.without {
-			fmt.Fprintf(&b, "| %s | %.0f | %.0f | %+.0f |\n", f.label, metrics.Median(without), metrics.Median(with), metrics.Median(diff))
-		} else {
-			fmt.Fprintf(&b, "| %s | — | %.0f | %+.0f |\n", f.label, metrics.Median(with), metrics.Median(with))
+			noneCell = fmt.Sprintf("%.0f", metrics.Median(none))
 		}
+		fmt.Fprintf(&b, "| %s | %s | %.0f | %.0f | %+.0f | %+.0f | %+.0f |\n", f.label, noneCell,
+			metrics.Median(seq), metrics.Median(once), metrics.Median(seqCost), metrics.Median(onceCost), metrics.Median(saved))
 	}
 	return b.String()
-}
-
-// machine describes where the figures were taken.
-func machine() string {
-	model := "unknown CPU"
-	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for line := range strings.Lines(string(data)) {
-			if v, ok := strings.CutPrefix(line, "model name"); ok {
-				model = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), ":"))
-				break
-			}
-		}
-	}
-	load := ""
-	if data, err := os.ReadFile("/proc/loadavg"); err == nil {
-		if f := strings.Fields(string(data)); len(f) > 0 {
-			load = ", load average " + f[0] + " at the start"
-		}
-	}
-	return fmt.Sprintf("%s, %d CPUs%s, %s", model, runtime.NumCPU(), load, time.Now().UTC().Format("2006-01-02"))
-}
-
-// replaceBlock puts table between the extras-cost markers of docs/formats.md.
-func replaceBlock(readme, table string) (string, error) {
-	before, rest, ok := strings.Cut(readme, blockBegin)
-	_, after, ok2 := strings.Cut(rest, blockEnd)
-	if !ok || !ok2 {
-		return "", fmt.Errorf("no %s … %s block", blockBegin, blockEnd)
-	}
-	return before + blockBegin + "\n" + table + blockEnd + after, nil
-}
-
-// block returns what docs/formats.md holds between its extras-cost markers.
-func block(readme string) (string, bool) {
-	_, rest, ok := strings.Cut(readme, blockBegin+"\n")
-	table, _, ok2 := strings.Cut(rest, blockEnd)
-	return table, ok && ok2
 }
 
 func deref(p *float64) float64 {

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseWay(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in      string
+		want    way
+		wantErr bool
+	}{
+		{"floor", way{name: "floor", base: baseFloor}, false},
+		{"actionspace-open", way{name: "actionspace-open", base: baseActionSpace, open: true}, false},
+		{"default@6", way{name: "default@6", base: baseDefault, inFlight: 6}, false},
+		{"floor-open@2", way{name: "floor-open@2", base: baseFloor, open: true, inFlight: 2}, false},
+		{"actionspace-evidence-open", way{name: "actionspace-evidence-open", base: baseActionSpace, open: true, evidence: true}, false},
+		{"default-seq", way{name: "default-seq", base: baseDefault, seq: true}, false},
+		{"floor-evidence", way{}, true},
+		{"crawl", way{}, true},
+		{"default-fast", way{}, true},
+		{"default@0", way{}, true},
+		{"default@x", way{}, true},
+	}
+	for _, tt := range tests {
+		got, err := parseWay(tt.in)
+		if (err != nil) != tt.wantErr || (!tt.wantErr && got != tt.want) {
+			t.Errorf("parseWay(%q) = %+v, %v; want %+v, error %v", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+// TestParseOptions: the ratios need the floor among the ways.
+func TestParseOptions(t *testing.T) {
+	t.Parallel()
+	if _, err := parseOptions([]string{"-ways", "actionspace,default"}, io.Discard); err == nil {
+		t.Error("ways without the floor accepted")
+	}
+	o, err := parseOptions([]string{"-ways", "floor,default-open", "-rounds", "3", "list.txt"}, io.Discard)
+	if err != nil || len(o.ways) != 2 || o.rounds != 3 || o.urls != "list.txt" {
+		t.Errorf("parseOptions = %+v, %v; want 2 ways, 3 rounds, list.txt", o, err)
+	}
+}
+
+// TestReport: each way's ratio is the median over the rounds of its time
+// over the floor's in the same round; the rates follow from the median
+// wall time.
+func TestReport(t *testing.T) {
+	t.Parallel()
+	o := options{rounds: 3, workers: 2, inFlight: 4}
+	o.ways = []way{{name: "floor", base: baseFloor}, {name: "default", base: baseDefault}}
+	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+	got := map[string][]measurement{
+		"floor":   {{elapsed: sec(10), ok: 30}, {elapsed: sec(20), ok: 30}, {elapsed: sec(12), ok: 30}},
+		"default": {{elapsed: sec(15), ok: 30}, {elapsed: sec(24), ok: 29, failed: 1}, {elapsed: sec(24), ok: 30}},
+	}
+	table := report(o, got, "a list", 30, "a machine")
+	// default: ratios 1.5, 1.2, 2.0 → median 1.5; median wall 24 s → 75 pages/min.
+	perCoreHour := 75.0 * 60 / float64(runtime.NumCPU())
+	want := fmt.Sprintf("| default | 24.0 s | 75.0 | %.0f | %.0f | 1.50 | 89 | 1 |", perCoreHour, 1e6/perCoreHour)
+	if !strings.Contains(table, want) {
+		t.Errorf("report has no line %q:\n%s", want, table)
+	}
+	if !strings.Contains(table, "| floor | 12.0 s | 150.0 |") || !strings.Contains(table, "| 1.00 |") {
+		t.Errorf("report's floor line is not 12.0 s, 150 pages/min, ratio 1.00:\n%s", table)
+	}
+}
