@@ -26,11 +26,14 @@ RUN := $(shell date -u +bench-%Y%m%dT%H%M%SZ)
 endif
 RUNDIR    = results/runs/$(RUN)
 CRAWL_ARGS ?=
+# BIN holds the two commands, built in one go build (their packages are
+# compiled once, in parallel; two go runs would compile one after the other).
+BIN       = bin
 
 # SOAK_TIMEOUT bounds make soak; the soak tests take minutes each.
 SOAK_TIMEOUT ?= 60m
 
-.PHONY: all setup setup-test crawl bench bench-check throughput test test-short soak vet goldens clean
+.PHONY: all setup setup-test commands crawl bench bench-check throughput test test-short soak vet goldens clean
 
 all: test
 
@@ -53,20 +56,23 @@ setup-test: setup
 	fi
 	@$(GO) run ./tools/s3setup
 
-crawl: setup
-	$(GO) run ./cmd/crawl $(ARGS)
+commands:
+	$(GO) build -o $(BIN)/ ./cmd/crawl ./cmd/bench
 
-bench: setup
-	$(GO) run ./cmd/crawl --run-id $(RUN) --out $(RUNDIR)/crawl $(CRAWL_ARGS)
-	$(GO) run ./cmd/bench --run-id $(RUN) --out $(RUNDIR) $(ARGS) $(RUNDIR)/crawl
+crawl: setup commands
+	$(BIN)/crawl $(ARGS)
+
+bench: setup commands
+	$(BIN)/crawl --run-id $(RUN) --out $(RUNDIR)/crawl $(CRAWL_ARGS)
+	$(BIN)/bench --run-id $(RUN) --out $(RUNDIR) $(ARGS) $(RUNDIR)/crawl
 
 # bench-check is bench compared with the committed baseline: it exits 1
 # when a cell's tokens grew by more than 2%, its median render time by
 # more than 25% (timings are noisy: see docs/bench.md) or
 # its mean recall fell by more than half a percentage point.
-bench-check: setup
-	$(GO) run ./cmd/crawl --run-id $(RUN) --out $(RUNDIR)/crawl $(CRAWL_ARGS)
-	$(GO) run ./cmd/bench --run-id $(RUN) --out $(RUNDIR) --baseline results/baseline/summary.json $(ARGS) $(RUNDIR)/crawl
+bench-check: setup commands
+	$(BIN)/crawl --run-id $(RUN) --out $(RUNDIR)/crawl $(CRAWL_ARGS)
+	$(BIN)/bench --run-id $(RUN) --out $(RUNDIR) --baseline results/baseline/summary.json $(ARGS) $(RUNDIR)/crawl
 
 # throughput crawls the bundled corpus (or the list URLS names) as the
 # floor (goto, content) and as the crawl, in one run, alternating, and
@@ -108,4 +114,4 @@ goldens: setup
 	$(GO) test ./render -run Golden -update
 
 clean:
-	rm -rf results/runs
+	rm -rf results/runs $(BIN)

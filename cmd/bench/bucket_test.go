@@ -36,9 +36,10 @@ func TestRun_Bucket(t *testing.T) {
 	local := captureDataset(t)
 
 	flags := []string{"--viewport-expansion", "0,-1", "--text", "viewport", "--mode", "fast", "--repeat", "1", "--workers", "2", "--token-budget", ""}
-	// actionspace, playwright-ai and axtree at two expansions, html once:
-	// the accessibility trees and AI snapshots read from the bucket too.
-	const cells = 3*2 + 1
+	// actionspace, browser-use, playwright-ai and axtree at two
+	// expansions, html once: the accessibility trees and AI snapshots read
+	// from the bucket too.
+	const cells = 4*2 + 1
 	out := srv.URL(srv.Bucket, "bench/run-1")
 	code, stdout, stderr := runBench(t, append(append([]string{}, flags...), "--out", out, data)...)
 	if code != 0 {
