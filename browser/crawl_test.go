@@ -321,9 +321,9 @@ func TestCrawl_Corpus(t *testing.T) {
 	}
 
 	spaces, _ := arrowTable(t, spaceFiles)
-	// Per page: actionspace and playwright-ai and axtree at E=0 and E=-1,
-	// html once.
-	if got, want := len(spaces), 7*len(urls); got != want {
+	// Per page: actionspace, browser-use, playwright-ai and axtree at E=0
+	// and E=-1, html once.
+	if got, want := len(spaces), 9*len(urls); got != want {
 		t.Fatalf("spaces rows = %d, want %d", got, want)
 	}
 	counter, err := metrics.NewCounter(metrics.CL100K, metrics.O200K)

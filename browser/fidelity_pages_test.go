@@ -157,6 +157,7 @@ func emitted(v *dom.View) map[int]string {
 func withoutRunFields(c *dom.Capture) dom.Capture {
 	cc := *c
 	cc.Page.URL, cc.Page.Title, cc.Page.Time, cc.Page.ScriptMs = "", "", 0, 0
+	cc.Page.Doc = "" // a random token per document
 	return cc
 }
 

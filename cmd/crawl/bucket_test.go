@@ -220,8 +220,9 @@ func TestCrawl_BucketEqualsDirectory(t *testing.T) {
 			t.Errorf("space %s (%s): %v handles in the directory, %v in the bucket", k, d["url"], d["action_count"], b["action_count"])
 		}
 	}
-	// Per page: actionspace, playwright-ai and axtree at 0 and -1, html once.
-	if perPage := 3*2 + 1; len(bs) != len(ds) || len(ds) != perPage*len(dp) {
+	// Per page: actionspace, browser-use, playwright-ai and axtree at 0 and
+	// -1, html once.
+	if perPage := 4*2 + 1; len(bs) != len(ds) || len(ds) != perPage*len(dp) {
 		t.Errorf("%d spaces rows in the bucket, %d in the directory; want %d per page (%d)", len(bs), len(ds), perPage, perPage*len(dp))
 	}
 
