@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"actionspace/browser"
+	"actionspace/dataset/parts"
 	"actionspace/internal/cli"
 	"actionspace/pipeline"
 )
@@ -69,12 +70,12 @@ type outputOptions struct {
 	runID      string
 	resume     bool
 	keepFailed bool
-	cfg        pipeline.Config // Output's fields only
+	parts      parts.Config
 }
 
 func (o *outputOptions) AddFlags(fs *flag.FlagSet) {
-	o.cfg = pipeline.DefaultConfig()
-	out := &o.cfg.Output
+	o.parts = parts.DefaultConfig()
+	out := &o.parts
 	fs.StringVar(&o.out, "out", "", "output `DIR` or bucket URL (s3://BUCKET/PREFIX?endpoint=…&use_path_style=true, gs://…, file://…; default "+cli.OutDir("<run-id>")+")")
 	fs.StringVar(&o.runID, "run-id", "", "run `ID` recorded in every row (default crawl-<UTC time>)")
 	fs.BoolVar(&o.resume, "resume", false, "continue the dataset in --out: skip the URLs its complete parts hold, crawl the rest, and crawl again those whose rows failed transiently (their old rows are replaced)")
@@ -98,7 +99,7 @@ func (o *outputOptions) apply(cfg *pipeline.Config, shard pipeline.Shard, now ti
 		return "", cli.Usagef("--shard needs --run-id: every shard of a crawl must write the same run_id")
 	}
 	cfg.Resume, cfg.ResumeKeepFailed = o.resume, o.keepFailed
-	cfg.Output = o.cfg.Output
+	cfg.Output = o.parts
 	cfg.Output.Partition, cfg.Shards = shard.Partition(), shard.Count
 	switch cfg.RunID = o.runID; {
 	case cfg.RunID != "":
