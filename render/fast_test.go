@@ -18,6 +18,17 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // goldenExpansions are the settings every stored capture is rendered with.
 var goldenExpansions = []int{0, 500, dom.WholePage}
 
+// goldenSalient are the salient text policy's settings every stored
+// capture is also rendered with: the screen, and the whole page grouped
+// (the setting of issue 22's goal, docs/strategies.md).
+var goldenSalient = []struct {
+	name string
+	opts dom.Options
+}{
+	{"E0_salient", dom.Options{Expansion: 0, Text: dom.TextSalient}},
+	{"E-1_salient_g2", dom.Options{Expansion: dom.WholePage, Text: dom.TextSalient, Strategy: dom.Strategy{Group: 2}}},
+}
+
 // TestFast_Golden renders every stored corpus capture
 // (testdata/<page>/capture.json.gz, written by `make goldens`) and compares it with the golden renderings
 // beside it. Run `go test ./render -update` after an intended change and
@@ -37,6 +48,10 @@ func TestFast_Golden(t *testing.T) {
 			for _, e := range goldenExpansions {
 				sp := Fast(tree.Select(dom.Options{Expansion: e}))
 				checkGolden(t, filepath.Join(dir, "fast_E"+strconv.Itoa(e)+".txt"), sp.Perception)
+			}
+			for _, g := range goldenSalient {
+				sp := Fast(tree.Select(g.opts))
+				checkGolden(t, filepath.Join(dir, "fast_"+g.name+".txt"), sp.Perception)
 			}
 		})
 	}
