@@ -371,8 +371,13 @@ func (t *Tree) Select(opts Options) *View {
 }
 
 // showText reports whether a context text node is emitted under a policy.
+// Behind an open modal dialog (modal set, the node outside it) only the
+// salient policy shows text, and only the salient text: a user reads the
+// headings, prices and alerts of the page through a dimmed backdrop and
+// an agent needs them to know where the dialog stands, while no control
+// behind it takes a click (docs/strategies.md).
 func (t *Tree) showText(opts Options, nd *Node, win Rect, modal bool, i int) bool {
-	if modal && !t.inModal[i] {
+	if modal && !t.inModal[i] && opts.Text != TextSalient {
 		return false
 	}
 	switch opts.Text {

@@ -151,10 +151,19 @@ func TestTree_Select_LabelDoesNotDouble(t *testing.T) {
 	}
 }
 
+// TestTree_Select_Modal: under an open modal dialog only the dialog's
+// controls get IDs, whatever the text policy; the text behind it stays
+// out, but for the salient policy, which keeps the salient text behind
+// it (a heading, a price; not the plain text).
 func TestTree_Select_Modal(t *testing.T) {
 	b := newBuilder()
 	body := b.el(0, "body", 0, nil)
-	b.text(body, "Page text", 10)
+	h := b.el(body, "h1", 5, nil)
+	b.c.Nodes[h].Block = 1
+	b.text(h, "Ferry terminal rebuilt", 5)
+	p := b.el(body, "p", 10, nil)
+	b.c.Nodes[p].Block = 1
+	b.text(p, "Page text, tickets from $212", 10)
 	b.el(body, "a", 20, tag, "href", "/")
 	dlg := b.el(body, "div", 100, nil, "role", "dialog", "aria-modal", "true")
 	b.c.Nodes[dlg].Modal = 1
@@ -162,10 +171,20 @@ func TestTree_Select_Modal(t *testing.T) {
 	b.text(dlg, "We use cookies", 100)
 	ok := b.el(dlg, "button", 120, tag)
 	b.text(ok, "Accept", 120)
-	v := b.tree(t).Select(Options{})
-	got, want := lines(v), []string{"_:We use cookies", "B1:Accept"}
-	if !reflect.DeepEqual(got, want) || !v.Modal {
-		t.Errorf("got %q modal=%v, want %q modal", got, v.Modal, want)
+	tr := b.tree(t)
+	for _, tc := range []struct {
+		text TextPolicy
+		want []string
+	}{
+		{TextViewport, []string{"_:We use cookies", "B1:Accept"}},
+		{TextAll, []string{"_:We use cookies", "B1:Accept"}},
+		{TextNone, []string{"B1:Accept"}},
+		{TextSalient, []string{"_:Ferry terminal rebuilt", "_:$212", "B1:Accept"}},
+	} {
+		v := tr.Select(Options{Text: tc.text})
+		if got := lines(v); !reflect.DeepEqual(got, tc.want) || !v.Modal {
+			t.Errorf("text %s: got %q modal=%v, want %q modal", tc.text, got, v.Modal, tc.want)
+		}
 	}
 }
 

@@ -44,7 +44,7 @@ func PromptTree(v *dom.View) string {
 	}
 	b.WriteByte('\n')
 	if v.Modal {
-		b.WriteString("A modal dialog is open: only its content is shown.\n")
+		b.WriteString("A modal dialog is open: " + modalNote(v) + ".\n")
 	}
 	var open []int // container nodes currently open, outermost first
 	var chain []int

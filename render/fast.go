@@ -278,6 +278,16 @@ func name(nd *dom.Node, text string) string {
 	return ""
 }
 
+// modalNote says what a view under an open modal dialog shows: the
+// dialog alone, or under the salient text policy the dialog and the
+// salient text behind it (dom.TextSalient).
+func modalNote(v *dom.View) string {
+	if v.Options.Text == dom.TextSalient {
+		return "only its content has IDs; the salient text behind it is shown"
+	}
+	return "only its content is shown"
+}
+
 // truncate collapses whitespace and cuts s to max characters, marking the
 // cut with "...".
 func truncate(s string, max int) string {
@@ -302,7 +312,7 @@ func perception(v *dom.View, space string) string {
 	b.WriteString("Viewport: " + strconv.Itoa(int(p.ViewportWidth)) + "x" + strconv.Itoa(int(p.ViewportHeight)) +
 		", expansion " + strconv.Itoa(v.Options.Expansion) + ", text " + string(v.Options.Text) + strategyNote(v.Options) + "\n")
 	if v.Modal {
-		b.WriteString("Modal dialog open: only its content is shown.\n")
+		b.WriteString("Modal dialog open: " + modalNote(v) + ".\n")
 	}
 	if line := v.RemovedLine(); line != "" {
 		b.WriteString(line + "\n")
