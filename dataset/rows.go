@@ -765,8 +765,10 @@ type ElementRow struct {
 	Frame int64 `parquet:"frame"`
 	// Shadow is true for an element inside a shadow root.
 	Shadow bool `parquet:"shadow"`
-	// Occluded is true when another element covers its centre (measured
-	// inside the real viewport only): it gets no ID in any window.
+	// Occluded is true when another element covers the point a click
+	// lands on, the centre of the visible part of its first box fragment
+	// (measured only when the centre of its box is inside the real
+	// viewport): it gets no ID in any window.
 	Occluded bool `parquet:"occluded"`
 	// Nested is true for an element inside an interactive element that is
 	// not a distinct control: it gets no ID of its own in any window.

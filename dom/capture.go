@@ -290,9 +290,13 @@ type Node struct {
 	// Disabled says why the element is disabled: disabled, aria-disabled,
 	// inert, cursor; empty when enabled.
 	Disabled string `json:"d,omitempty"`
-	// Topmost is nil when occlusion was not measured (the element's centre
-	// lies outside the real viewport), 1 when the element (or its label or
-	// descendant) is topmost at its centre, 0 when something else covers it.
+	// Topmost is nil when occlusion was not measured (the centre of the
+	// element's box lies outside the real viewport), 1 when the element
+	// (or its label, ancestor or descendant) is topmost at the point a
+	// click lands on, 0 when something else covers it. The point is the
+	// centre of the visible part (inside the viewport, without its scroll
+	// bars) of the element's first box fragment that shows at least a
+	// pixel each way: the actionable-now probe's point.
 	Topmost *int `json:"o,omitempty"`
 	// Frame is the nesting depth of the frame holding the node (0 = top).
 	Frame int `json:"f,omitempty"`

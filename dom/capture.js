@@ -217,6 +217,12 @@
     // something may paint outside every recorded box
     const hits = {doc, boxes: [], roots: [], risky: false, checked: false};
     docs.push(hits);
+    // the part of the viewport a pointer can hit: without the scroll
+    // bars (the scrolling element's client box), as the actionable-now
+    // probe cuts it
+    const se = doc.scrollingElement || doc.documentElement;
+    const hw = se && se.clientWidth ? Math.min(se.clientWidth, fvw) : fvw;
+    const hh = se && se.clientHeight ? Math.min(se.clientHeight, fvh) : fvh;
     const record = (l, t, w, h, owner) => {
       if (w > 0 && h > 0 && l < fvw && t < fvh && l + w > 0 && t + h > 0) hits.boxes.push(l, t, l + w, t + h, owner);
     };
@@ -427,12 +433,27 @@
         const k = treeIndex(el);
         if (k) n.ti = k;
       }
-      // occlusion, measurable only when the centre is inside the real
-      // viewport; tested after the walk, since hit testing between style
-      // and layout reads makes every later read slower.
+      // occlusion, measurable only when the centre of its box is inside
+      // the real viewport. It is tested at the point a click lands on,
+      // which is also the point the actionable-now probe tests: the
+      // centre of the visible part (cut to the viewport without its
+      // scroll bars) of its first box fragment that shows at least a
+      // pixel each way. A link wrapped over two lines has two fragments,
+      // and the centre of its bounding box may lie on another link; the
+      // centre of a box cut by the viewport's edge may lie on the edge,
+      // where nothing is hit. Tested after the walk, since hit testing
+      // between style and layout reads makes every later read slower.
       if (n.v && sig.length) {
         const cx = br.left + br.width / 2, cy = br.top + br.height / 2;
-        if (cx >= 0 && cy >= 0 && cx < fvw && cy < fvh) occlusion.push([hits, el, n, cx, cy, index]);
+        if (cx >= 0 && cy >= 0 && cx < fvw && cy < fvh) {
+          for (const r of el.getClientRects()) {
+            const x0 = Math.max(r.left, 0), y0 = Math.max(r.top, 0), x1 = Math.min(r.right, hw), y1 = Math.min(r.bottom, hh);
+            if (x1 - x0 >= 1 && y1 - y0 >= 1) {
+              occlusion.push([hits, el, n, (x0 + x1) / 2, (y0 + y1) / 2, index]);
+              break;
+            }
+          }
+        }
       }
       nodes.push(n);
       domNodes.push(el);

@@ -20,8 +20,9 @@ const (
 	// rules (not rendered, zero size, aria-hidden, hidden, inert, cut away
 	// by a box that cannot scroll).
 	Hidden Exclusion = "hidden"
-	// Occluded: another element covers its centre (tested inside the real
-	// viewport only).
+	// Occluded: another element covers the point a click lands on, the
+	// centre of the visible part of its first box fragment (tested only
+	// when the centre of its box is inside the real viewport).
 	Occluded Exclusion = "occluded"
 	// OutsideWindow: its box, as far as scroll boxes and frames leave it
 	// visible, does not meet the view's window.
