@@ -50,12 +50,17 @@ type requestWatch struct {
 	pending map[playwright.Request]string
 }
 
-// watchRequests starts counting tab's pending requests when the page
-// settles on evidence; tab.requests stays nil otherwise (no request
-// events are asked for).
-func (p *pwPage) watchRequests(tab *pwTab) {
-	if p.cfg.Settle != pipeline.SettleEvidence {
-		return
+// watchEvidence readies tab for settling on evidence: it starts counting
+// the page's pending requests and adds the timer script (see
+// timerScript). A tab of a page that settles by another rule, or of a
+// floor crawl, gets neither: tab.requests stays nil, no request events
+// are asked for and no script is added.
+func (p *pwPage) watchEvidence(tab *pwTab) error {
+	if p.cfg.Settle != pipeline.SettleEvidence || p.cfg.Floor {
+		return nil
+	}
+	if err := trackTimers(tab); err != nil {
+		return err
 	}
 	w := &requestWatch{pending: map[playwright.Request]string{}}
 	tab.requests = w
@@ -71,6 +76,7 @@ func (p *pwPage) watchRequests(tab *pwTab) {
 	}
 	tab.page.OnRequestFinished(done)
 	tab.page.OnRequestFailed(done)
+	return nil
 }
 
 // sameOrigin counts the pending requests of origin.
@@ -96,16 +102,21 @@ func originOf(raw string) string {
 	return u.Scheme + "://" + u.Host
 }
 
-// settle waits, in the isolated world, until the page is quiet enough to
-// capture by the page config's rule, or capAt has passed: the DOM quiet
-// for quiet (SettleQuietRule), or every signal of SettleEvidence. It
-// returns what the settle script returned ({settled, mutations}).
+// settle waits until the page is quiet enough to capture by the page
+// config's rule, or capAt has passed: the DOM quiet for quiet in the
+// isolated world (SettleQuietRule), or every signal of SettleEvidence.
+// Under evidence, a timer the page has pending counts when it is due
+// within quiet: the quiet rule would have seen what it does. It returns
+// what the settle script returned ({settled, mutations}), or
+// {settled: false, pending} when requests or timers were still pending at
+// capAt.
 func (p *pwPage) settle(ctx context.Context, tab *pwTab, world float64, quiet, capAt time.Duration) (any, error) {
 	if p.cfg.Settle != pipeline.SettleEvidence || tab.requests == nil {
 		expr := fmt.Sprintf("(%s)(%d, %d)", settleScript, quiet.Milliseconds(), capAt.Milliseconds())
 		return tab.evaluate(world, expr, 0)
 	}
 	deadline := time.Now().Add(capAt)
+	horizon := quiet
 	quiet = min(quiet, pipeline.EvidenceQuiet)
 	origin := originOf(tab.page.URL())
 	for {
@@ -115,20 +126,42 @@ func (p *pwPage) settle(ctx context.Context, tab *pwTab, world float64, quiet, c
 		if err != nil {
 			return nil, err
 		}
-		if settled, _ := dig(res, "settled").(bool); !settled || tab.requests.sameOrigin(origin) == 0 {
+		if settled, _ := dig(res, "settled").(bool); !settled {
 			return res, nil
 		}
-		// The page still waits on its own origin: wait for the requests,
-		// then for quiet again.
-		for tab.requests.sameOrigin(origin) > 0 {
-			if time.Now().After(deadline) {
-				return map[string]any{"settled": false, "pending": tab.requests.sameOrigin(origin)}, nil
+		// The page still waits on its own origin or on a timer: wait for
+		// them, then for quiet again.
+		waited := false
+		for {
+			n, err := tab.pendingWork(origin, horizon)
+			if err != nil {
+				return nil, err
 			}
+			if n == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				return map[string]any{"settled": false, "pending": n}, nil
+			}
+			waited = true
 			select {
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			case <-time.After(20 * time.Millisecond):
 			}
 		}
+		if !waited {
+			return res, nil
+		}
 	}
+}
+
+// pendingWork is the number of requests of origin and timers due within
+// horizon the tab's page has pending.
+func (t *pwTab) pendingWork(origin string, horizon time.Duration) (int, error) {
+	timers, err := t.pendingTimers(horizon)
+	if err != nil {
+		return 0, err
+	}
+	return timers + t.requests.sameOrigin(origin), nil
 }

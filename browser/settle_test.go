@@ -92,3 +92,123 @@ func TestChromium_LoadSettleEvidence(t *testing.T) {
 		})
 	}
 }
+
+// timerSite serves pages whose timers settling on evidence must see, or
+// must not wait for: a render 300 ms after DOMContentLoaded, pollers that
+// never end, timers cleared before they fire, a page that sets a fresh
+// timer forever, and a page that checks that its timers behave as the
+// browser's own do.
+func timerSite(tb testing.TB) *httptest.Server {
+	tb.Helper()
+	mux := http.NewServeMux()
+	page := func(title, script string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprintf(w, "<!doctype html><html><head><title>%s</title><script>%s</script></head><body><h1>%s</h1></body></html>", title, script, title)
+		}
+	}
+	const late = `const late = () => { const p = document.createElement('p'); p.id = 'late'; p.textContent = 'late'; document.body.appendChild(p); };`
+	mux.HandleFunc("/timer", page("Timer", late+`
+document.addEventListener('DOMContentLoaded', () => { setTimeout(late, 300); });`))
+	mux.HandleFunc("/pollers", page("Pollers", `let polls = 0;
+setInterval(() => { polls++; }, 50);
+(function poll() { polls++; setTimeout(poll, 50); })();`))
+	mux.HandleFunc("/cleared", page("Cleared", late+`
+document.addEventListener('DOMContentLoaded', () => {
+  clearTimeout(setTimeout(late, 400));
+  clearInterval(setTimeout(late, 400));
+});`))
+	mux.HandleFunc("/forever", page("Forever", `setInterval(() => { setTimeout(() => {}, 100); }, 50);`))
+	mux.HandleFunc("/behaviour", page("Behaviour", `
+const failed = [];
+const check = (name, ok) => { if (!ok) failed.push(name); };
+check('name and length', setTimeout.name === 'setTimeout' && setTimeout.length === 1 && clearTimeout.length === 0 && clearInterval.length === 0);
+check('not a constructor', !('prototype' in setTimeout));
+const seen = {};
+const id = setTimeout(function (a, b) { seen.args = this === window && a === 'x' && b === 2 && arguments.length === 2; }, 10, 'x', 2);
+check('id', typeof id === 'number' && id > 0 && Number.isInteger(id));
+check('ids differ', setTimeout(() => {}, 0) !== id);
+clearTimeout(setTimeout(() => { seen.cleared = true; }, 20));
+clearInterval(setTimeout(() => { seen.clearedAsInterval = true; }, 20));
+setTimeout('window.fromString = true;', 10);
+let ticks = 0;
+const every = setInterval(() => { if (++ticks === 2) clearTimeout(every); }, 10);
+window.addEventListener('error', (e) => { seen.thrown = e.message; e.preventDefault(); });
+setTimeout(() => { throw new Error('boom'); }, 10);
+let conversions = 0;
+setTimeout(() => { seen.objectTimeout = true; }, { valueOf() { conversions++; return 10; } });
+let illegal = false;
+try { setTimeout.call({}, () => {}, 0); } catch (e) { illegal = e instanceof TypeError; }
+check('illegal invocation', illegal);
+setTimeout(() => {
+  check('this and arguments', seen.args === true);
+  check('clearTimeout', !seen.cleared);
+  check('clearInterval clears a timeout', !seen.clearedAsInterval);
+  check('string handler', window.fromString === true);
+  check('setInterval', ticks === 2);
+  check('exception', /boom/.test(seen.thrown || ''));
+  check('timeout converted once', seen.objectTimeout === true && conversions === 1);
+  check('not listed', !Object.keys(window).some((k) => k.includes('actionspace')));
+  document.title = failed.length ? 'failed: ' + failed.join(', ') : 'ok';
+}, 200);`))
+	srv := httptest.NewServer(mux)
+	tb.Cleanup(srv.Close)
+	return srv
+}
+
+// TestChromium_SettleEvidenceTimers: settling on evidence waits for a
+// timer that renders 300 ms after DOMContentLoaded (the quiet rule's
+// window sees it too), but not for pollers (setInterval, or a chain of
+// timers each set by the last), nor for timers cleared before they fire;
+// a page that sets a fresh timer forever holds the capture only up to
+// --settle-max. The page's timers behave as the browser's own do, under
+// either rule.
+func TestChromium_SettleEvidenceTimers(t *testing.T) {
+	site := timerSite(t)
+	const settleMax = 3 * time.Second
+	tests := []struct {
+		settle    string
+		url       string
+		wantLate  bool
+		wantTitle string        // "" not checked
+		maxSettle time.Duration // 0: no bound checked
+		minSettle time.Duration
+	}{
+		{pipeline.SettleQuietRule, "/timer", true, "", 0, 0},
+		{pipeline.SettleEvidence, "/timer", true, "", 0, 0},
+		{pipeline.SettleEvidence, "/pollers", false, "", settleMax / 2, 0},
+		{pipeline.SettleEvidence, "/cleared", false, "", settleMax / 2, 0},
+		{pipeline.SettleEvidence, "/forever", false, "", settleMax + time.Second, settleMax * 9 / 10},
+		{pipeline.SettleQuietRule, "/behaviour", false, "ok", 0, 0},
+		{pipeline.SettleEvidence, "/behaviour", false, "ok", 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.settle+tt.url, func(t *testing.T) {
+			cfg := testBrowserConfig()
+			cfg.page.Settle = tt.settle
+			cfg.page.SettleMax = settleMax
+			b := mustLaunchChromium(t, cfg)
+			page := mustNewPage(t, b)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			ld, err := page.Load(ctx, site.URL+tt.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := decodeTestCapture(t, ld)
+			if c.Late != tt.wantLate {
+				t.Errorf("captured what the timer rendered: %v, want %v (settled in %v)", c.Late, tt.wantLate, ld.Settle)
+			}
+			if tt.wantTitle != "" && c.Title != tt.wantTitle {
+				t.Errorf("title %q, want %q", c.Title, tt.wantTitle)
+			}
+			if tt.maxSettle > 0 && ld.Settle > tt.maxSettle {
+				t.Errorf("settled in %v, want less than %v", ld.Settle, tt.maxSettle)
+			}
+			if ld.Settle < tt.minSettle {
+				t.Errorf("settled in %v, want at least %v", ld.Settle, tt.minSettle)
+			}
+			t.Logf("%s %s: settled in %v", tt.settle, tt.url, ld.Settle)
+		})
+	}
+}
