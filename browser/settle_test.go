@@ -94,7 +94,8 @@ func TestChromium_LoadSettleEvidence(t *testing.T) {
 }
 
 // timerSite serves pages whose timers settling on evidence must see, or
-// must not wait for: a render 300 ms after DOMContentLoaded, pollers that
+// must not wait for: a render 300 ms after DOMContentLoaded, a page built
+// by a chain of six timers, pollers that
 // never end, timers cleared before they fire, a page that sets a fresh
 // timer forever, and a page that checks that its timers behave as the
 // browser's own do.
@@ -110,6 +111,14 @@ func timerSite(tb testing.TB) *httptest.Server {
 	const late = `const late = () => { const p = document.createElement('p'); p.id = 'late'; p.textContent = 'late'; document.body.appendChild(p); };`
 	mux.HandleFunc("/timer", page("Timer", late+`
 document.addEventListener('DOMContentLoaded', () => { setTimeout(late, 300); });`))
+	mux.HandleFunc("/steps", page("Steps", late+`
+document.addEventListener('DOMContentLoaded', () => {
+  let n = 0;
+  (function step() {
+    document.body.appendChild(document.createElement('section'));
+    if (++n < 6) setTimeout(step, 150); else late();
+  })();
+});`))
 	mux.HandleFunc("/pollers", page("Pollers", `let polls = 0;
 setInterval(() => { polls++; }, 50);
 (function poll() { polls++; setTimeout(poll, 50); })();`))
@@ -158,7 +167,8 @@ setTimeout(() => {
 
 // TestChromium_SettleEvidenceTimers: settling on evidence waits for a
 // timer that renders 300 ms after DOMContentLoaded (the quiet rule's
-// window sees it too), but not for pollers (setInterval, or a chain of
+// window sees it too) and for a chain of timers that builds the page a
+// step every 150 ms, but not for pollers (setInterval, or a chain of
 // timers each set by the last), nor for timers cleared before they fire;
 // a page that sets a fresh timer forever holds the capture only up to
 // --settle-max. The page's timers behave as the browser's own do, under
@@ -176,6 +186,8 @@ func TestChromium_SettleEvidenceTimers(t *testing.T) {
 	}{
 		{pipeline.SettleQuietRule, "/timer", true, "", 0, 0},
 		{pipeline.SettleEvidence, "/timer", true, "", 0, 0},
+		{pipeline.SettleQuietRule, "/steps", true, "", 0, 0},
+		{pipeline.SettleEvidence, "/steps", true, "", 0, 0},
 		{pipeline.SettleEvidence, "/pollers", false, "", settleMax / 2, 0},
 		{pipeline.SettleEvidence, "/cleared", false, "", settleMax / 2, 0},
 		{pipeline.SettleEvidence, "/forever", false, "", settleMax + time.Second, settleMax * 9 / 10},

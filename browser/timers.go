@@ -22,36 +22,48 @@ const (
 	// runs, so a page can find and call it but not replace it.
 	timerKey = "__actionspaceTimers"
 	// timerChain is how many timers in a chain count, a chain being a
-	// timer set while the previous one's callback runs: a render that
-	// goes through a timer or two counts, a poller that sets its next
-	// timer forever stops counting after this many.
+	// timer set while the previous one's callback runs, none of them
+	// changing the DOM: a render that goes through a timer or two counts,
+	// a poller that sets its next timer forever stops counting after this
+	// many.
 	timerChain = 3
 )
 
 // timerScript wraps setTimeout, clearTimeout and clearInterval in the
 // main world, in a closure whose state the page cannot reach, and defines
 // window[timerKey](horizon): the number of pending setTimeout timers with
-// a function callback, at most timerChain deep in a chain, due within
-// horizon ms. setInterval is not wrapped: a poller never ends, and must
-// not hold the capture. The wrappers keep what a page sees of its timers:
-// the callback runs with the same this and arguments, setTimeout returns
-// the browser's id, clearTimeout and clearInterval clear as before (either
-// clears either kind), a string callback and a timeout that is an object
-// go to the browser untouched and uncounted, an exception thrown by the
-// callback is thrown as before. The built-ins the wrappers need are taken
-// while the document starts, before a page script can patch them; the
-// pending timers live in an object without a prototype. A page that runs
-// the script twice in one window (a reused initial document) keeps the
+// a function callback that count and are due within horizon ms. A timer
+// counts unless it ends a chain of more than timerChain timers, each set
+// by the callback of the one before without changing the DOM (a poller):
+// a callback that changes the DOM starts its timers' chains afresh, so a
+// script that builds the page step by step is waited for as the quiet
+// rule waits for it. setInterval is not wrapped: a poller never ends, and
+// must not hold the capture.
+//
+// The wrappers keep what a page sees of its timers: the callback runs with
+// the same this and arguments, setTimeout returns the browser's id,
+// clearTimeout and clearInterval clear as before (either clears either
+// kind), a string callback and a timeout that is an object go to the
+// browser untouched and uncounted, an exception thrown by the callback is
+// thrown as before. The built-ins the wrappers need are taken while the
+// document starts, before a page script can patch them; the timers live
+// in an object without a prototype; the DOM changes are seen by a
+// MutationObserver of the script's own, which a page cannot reach. A
+// window that runs the script twice (a reused initial document) keeps the
 // first wrappers.
 const timerScript = `(() => {
   const KEY = %q, CHAIN = %d;
   if (Object.getOwnPropertyDescriptor(window, KEY)) return;
   const apply = Reflect.apply, now = performance.now.bind(performance);
   const nativeSet = window.setTimeout, nativeClearTimeout = window.clearTimeout, nativeClearInterval = window.clearInterval;
-  const pending = Object.create(null);
-  let depth = 0;
+  const takeRecords = MutationObserver.prototype.takeRecords;
+  const observer = new MutationObserver(() => {});
+  observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  const changes = () => apply(takeRecords, observer, []).length;
+  const timers = Object.create(null); // id -> {due, gen}
+  let depth = 0, born = null;
   const forget = (id) => {
-    if (typeof id === 'number' || typeof id === 'string') delete pending[+id];
+    if (typeof id === 'number' || typeof id === 'string') delete timers[+id];
   };
   const wrappers = {
     setTimeout(handler) {
@@ -61,21 +73,31 @@ const timerScript = `(() => {
         return apply(nativeSet, this, arguments);
       }
       const delay = +timeout > 0 ? +timeout : 0;
-      const gen = depth + 1;
       let id = 0;
       const args = [function () {
+        const t = timers[id];
         forget(id);
-        const outer = depth;
-        depth = gen;
+        const outer = depth, outerBorn = born;
+        depth = t ? t.gen : CHAIN;
+        born = [];
+        changes();
         try {
           return apply(handler, this, arguments);
         } finally {
+          const kids = born;
           depth = outer;
+          born = outerBorn;
+          if (changes() > 0) {
+            for (let i = 0; i < kids.length; i++) if (timers[kids[i]]) timers[kids[i]].gen = 1;
+          }
         }
       }];
       for (let i = 1; i < arguments.length; i++) args[i] = arguments[i];
       id = apply(nativeSet, this, args);
-      if (gen <= CHAIN && typeof id === 'number') pending[id] = now() + delay;
+      if (typeof id === 'number') {
+        timers[id] = {due: now() + delay, gen: depth + 1};
+        if (born) born[born.length] = id;
+      }
       return id;
     },
     clearTimeout() {
@@ -94,7 +116,7 @@ const timerScript = `(() => {
     value: (horizon) => {
       const until = now() + horizon;
       let n = 0;
-      for (const id in pending) if (pending[id] <= until) n++;
+      for (const id in timers) if (timers[id].gen <= CHAIN && timers[id].due <= until) n++;
       return n;
     },
     enumerable: false, writable: false, configurable: false,
