@@ -15,11 +15,13 @@ import (
 // evidenceScript resolves {settled: true, mutations} once the page shows
 // quiet by every signal it gives from inside: its fonts are loaded
 // (document.fonts.ready), its layout has kept the same size over three
-// checks in a row, and the DOM has gone quiet ms without a mutation; or
+// checks in a row, and the DOM has gone quiet ms without a mutation since
+// the later of its own start and since (the page's last DOM change as
+// the main world saw it, in performance.now(); -1 when unknown); or
 // {settled: false, mutations} after max ms. It checks every 20 ms with a
 // timer, which runs in a page that draws no frames too.
-const evidenceScript = `(quiet, max) => new Promise((resolve) => {
-  let mutations = 0, last = performance.now(), fonts = false, size = '', same = 0, done = false;
+const evidenceScript = `(quiet, max, since) => new Promise((resolve) => {
+  let mutations = 0, last = since >= 0 ? Math.min(since, performance.now()) : performance.now(), fonts = false, size = '', same = 0, done = false;
   const observer = new MutationObserver((records) => { mutations += records.length; last = performance.now(); });
   observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
   const finish = (settled) => {
@@ -120,8 +122,14 @@ func (p *pwPage) settle(ctx context.Context, tab *pwTab, world float64, quiet, c
 	quiet = min(quiet, pipeline.EvidenceQuiet)
 	origin := originOf(tab.page.URL())
 	for {
+		// The DOM's quiet counts from its last change, which the timer
+		// script saw from the document's start.
+		since := -1.0
+		if pt, err := tab.pendingTimers(horizon); err == nil {
+			since = pt.changed
+		}
 		left := time.Until(deadline)
-		expr := fmt.Sprintf("(%s)(%d, %d)", evidenceScript, quiet.Milliseconds(), max(0, left.Milliseconds()))
+		expr := fmt.Sprintf("(%s)(%d, %d, %f)", evidenceScript, quiet.Milliseconds(), max(0, left.Milliseconds()), since)
 		res, err := tab.evaluate(world, expr, 0)
 		if err != nil {
 			return nil, err
@@ -163,5 +171,5 @@ func (t *pwTab) pendingWork(origin string, horizon time.Duration) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return timers + t.requests.sameOrigin(origin), nil
+	return timers.pending + t.requests.sameOrigin(origin), nil
 }

@@ -31,8 +31,12 @@ const (
 
 // timerScript wraps setTimeout, clearTimeout and clearInterval in the
 // main world, in a closure whose state the page cannot reach, and defines
-// window[timerKey](horizon): the number of pending setTimeout timers with
-// a function callback that count and are due within horizon ms. A timer
+// window[timerKey](horizon): [the number of pending setTimeout timers
+// with a function callback that count and are due within horizon ms, the
+// time of the document's last DOM change (performance.now(), the
+// document's start when none)]. The second lets settling count the DOM's
+// quiet from the last change rather than from when it starts looking. A
+// timer
 // counts unless it ends a chain of more than timerChain timers, each set
 // by the callback of the one before without changing the DOM (a poller):
 // a callback that changes the DOM starts its timers' chains afresh, so a
@@ -57,9 +61,14 @@ const timerScript = `(() => {
   const apply = Reflect.apply, now = performance.now.bind(performance);
   const nativeSet = window.setTimeout, nativeClearTimeout = window.clearTimeout, nativeClearInterval = window.clearInterval;
   const takeRecords = MutationObserver.prototype.takeRecords;
-  const observer = new MutationObserver(() => {});
+  let changed = now();
+  const observer = new MutationObserver(() => { changed = now(); });
   observer.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-  const changes = () => apply(takeRecords, observer, []).length;
+  const changes = () => {
+    const n = apply(takeRecords, observer, []).length;
+    if (n > 0) changed = now();
+    return n;
+  };
   const timers = Object.create(null); // id -> {due, gen}
   let depth = 0, born = null;
   const forget = (id) => {
@@ -114,10 +123,11 @@ const timerScript = `(() => {
   window.clearInterval = wrappers.clearInterval;
   Object.defineProperty(window, KEY, {
     value: (horizon) => {
+      changes();
       const until = now() + horizon;
       let n = 0;
       for (const id in timers) if (timers[id].gen <= CHAIN && timers[id].due <= until) n++;
-      return n;
+      return [n, changed];
     },
     enumerable: false, writable: false, configurable: false,
   });
@@ -133,17 +143,35 @@ func trackTimers(tab *pwTab) error {
 	return nil
 }
 
-// pendingTimers is the number of timers the main frame's document has
-// pending (see timerScript) due within horizon; 0 when the document has no
-// count (it was not loaded in a tab that tracks timers). It reads the
-// count in the main world, where a page cannot change what the reader
-// returns, only call it.
-func (t *pwTab) pendingTimers(horizon time.Duration) (int, error) {
-	expr := fmt.Sprintf("(() => { const f = window[%q]; return typeof f === 'function' ? f(%d) : 0; })()", timerKey, horizon.Milliseconds())
+// pageTimers is what timerScript knows of the main frame's document.
+type pageTimers struct {
+	// pending is the number of timers due within the horizon asked for.
+	pending int
+	// changed is the time of the last DOM change, in the document's
+	// performance.now(); -1 when unknown.
+	changed float64
+}
+
+// pendingTimers reads, in the main world, the timers the main frame's
+// document has pending (see timerScript) due within horizon, and when its
+// DOM last changed; none pending and the change unknown when the document
+// has no count (it was not loaded in a tab that tracks timers). A page
+// cannot change what the reader returns, only call it.
+func (t *pwTab) pendingTimers(horizon time.Duration) (pageTimers, error) {
+	none := pageTimers{changed: -1}
+	expr := fmt.Sprintf("(() => { const f = window[%q]; return typeof f === 'function' ? f(%d) : null; })()", timerKey, horizon.Milliseconds())
 	res, err := t.cdp.Send("Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true})
 	if err != nil {
-		return 0, fmt.Errorf("count the page's timers: %w", err)
+		return none, fmt.Errorf("count the page's timers: %w", err)
 	}
-	n, _ := dig(res, "result", "value").(float64)
-	return int(n), nil
+	v, _ := dig(res, "result", "value").([]any)
+	if len(v) != 2 {
+		return none, nil
+	}
+	n, _ := v[0].(float64)
+	changed, ok := v[1].(float64)
+	if !ok {
+		changed = -1
+	}
+	return pageTimers{pending: int(n), changed: changed}, nil
 }
