@@ -19,10 +19,7 @@ func evidenceSite(tb testing.TB) *httptest.Server {
 	tb.Helper()
 	mux := http.NewServeMux()
 	page := func(title, body string) http.HandlerFunc {
-		return func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			fmt.Fprintf(w, "<!doctype html><html><head><title>%s</title></head><body>%s</body></html>", title, body)
-		}
+		return htmlHandler(fmt.Sprintf("<!doctype html><html><head><title>%s</title></head><body>%s</body></html>", title, body))
 	}
 	mux.HandleFunc("/static", page("Static", `<h1>Static</h1><a href="/a">A</a>`))
 	mux.HandleFunc("/fetching", page("Fetching", `<main id="root">loading</main>
@@ -68,45 +65,58 @@ func TestChromium_LoadSettleEvidence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.settle+tt.url, func(t *testing.T) {
-			cfg := testBrowserConfig()
-			cfg.page.Settle = tt.settle
-			cfg.page.SettleMax = 3 * time.Second
-			b := mustLaunchChromium(t, cfg)
-			page := mustNewPage(t, b)
-			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-			defer cancel()
-			ld, err := page.Load(ctx, site.URL+tt.url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if c := decodeTestCapture(t, ld); c.Late != tt.wantLate {
+			ld, c := loadSettled(t, tt.settle, site.URL+tt.url, 3*time.Second, tt.minSettle, tt.maxSettle)
+			if c.Late != tt.wantLate {
 				t.Errorf("captured the content that came with the request: %v, want %v (settled in %v)", c.Late, tt.wantLate, ld.Settle)
 			}
-			if tt.maxSettle > 0 && ld.Settle > tt.maxSettle {
-				t.Errorf("settled in %v, want less than %v", ld.Settle, tt.maxSettle)
-			}
-			if ld.Settle < tt.minSettle {
-				t.Errorf("settled in %v, want at least %v", ld.Settle, tt.minSettle)
-			}
-			t.Logf("%s %s: settled in %v", tt.settle, tt.url, ld.Settle)
 		})
+	}
+}
+
+// loadSettled loads url on a page of the shared Chromium that settles by
+// rule, at most settleMax, and checks that settling took at least
+// minSettle and at most maxSettle (0: no bound).
+func loadSettled(t *testing.T, rule, url string, settleMax, minSettle, maxSettle time.Duration) (*pipeline.Load, testCapture) {
+	t.Helper()
+	cfg := testBrowserConfig()
+	cfg.page.Settle = rule
+	cfg.page.SettleMax = settleMax
+	b := mustLaunchChromium(t, cfg)
+	page := mustNewPage(t, b)
+	ctx, cancel := context.WithTimeout(context.Background(), settleMax+15*time.Second)
+	defer cancel()
+	ld, err := page.Load(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if maxSettle > 0 && ld.Settle > maxSettle {
+		t.Errorf("settled in %v, want less than %v", ld.Settle, maxSettle)
+	}
+	if ld.Settle < minSettle {
+		t.Errorf("settled in %v, want at least %v", ld.Settle, minSettle)
+	}
+	t.Logf("%s %s: settled in %v", rule, url, ld.Settle)
+	return ld, decodeTestCapture(t, ld)
+}
+
+// htmlHandler serves doc as an HTML page.
+func htmlHandler(doc string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, doc)
 	}
 }
 
 // timerSite serves pages whose timers settling on evidence must see, or
 // must not wait for: a render 300 ms after DOMContentLoaded, a page built
-// by a chain of six timers, pollers that
-// never end, timers cleared before they fire, a page that sets a fresh
-// timer forever, and a page that checks that its timers behave as the
-// browser's own do.
+// by a chain of six timers, pollers that never end, timers cleared before
+// they fire, a page that sets a fresh timer forever, and a page that
+// checks that its timers behave as the browser's own do.
 func timerSite(tb testing.TB) *httptest.Server {
 	tb.Helper()
 	mux := http.NewServeMux()
 	page := func(title, script string) http.HandlerFunc {
-		return func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			fmt.Fprintf(w, "<!doctype html><html><head><title>%s</title><script>%s</script></head><body><h1>%s</h1></body></html>", title, script, title)
-		}
+		return htmlHandler(fmt.Sprintf("<!doctype html><html><head><title>%s</title><script>%s</script></head><body><h1>%s</h1></body></html>", title, script, title))
 	}
 	const late = `const late = () => { const p = document.createElement('p'); p.id = 'late'; p.textContent = 'late'; document.body.appendChild(p); };`
 	mux.HandleFunc("/timer", page("Timer", late+`
@@ -196,31 +206,13 @@ func TestChromium_SettleEvidenceTimers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.settle+tt.url, func(t *testing.T) {
-			cfg := testBrowserConfig()
-			cfg.page.Settle = tt.settle
-			cfg.page.SettleMax = settleMax
-			b := mustLaunchChromium(t, cfg)
-			page := mustNewPage(t, b)
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			ld, err := page.Load(ctx, site.URL+tt.url)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := decodeTestCapture(t, ld)
+			ld, c := loadSettled(t, tt.settle, site.URL+tt.url, settleMax, tt.minSettle, tt.maxSettle)
 			if c.Late != tt.wantLate {
 				t.Errorf("captured what the timer rendered: %v, want %v (settled in %v)", c.Late, tt.wantLate, ld.Settle)
 			}
 			if tt.wantTitle != "" && c.Title != tt.wantTitle {
 				t.Errorf("title %q, want %q", c.Title, tt.wantTitle)
 			}
-			if tt.maxSettle > 0 && ld.Settle > tt.maxSettle {
-				t.Errorf("settled in %v, want less than %v", ld.Settle, tt.maxSettle)
-			}
-			if ld.Settle < tt.minSettle {
-				t.Errorf("settled in %v, want at least %v", ld.Settle, tt.minSettle)
-			}
-			t.Logf("%s %s: settled in %v", tt.settle, tt.url, ld.Settle)
 		})
 	}
 }
