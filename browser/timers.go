@@ -35,14 +35,14 @@ const (
 // with a function callback that count and are due within horizon ms, the
 // time of the document's last DOM change (performance.now(), the
 // document's start when none)]. The second lets settling count the DOM's
-// quiet from the last change rather than from when it starts looking. A
-// timer
-// counts unless it ends a chain of more than timerChain timers, each set
-// by the callback of the one before without changing the DOM (a poller):
-// a callback that changes the DOM starts its timers' chains afresh, so a
-// script that builds the page step by step is waited for as the quiet
-// rule waits for it. setInterval is not wrapped: a poller never ends, and
-// must not hold the capture.
+// quiet from the last change rather than from when it starts looking.
+//
+// A timer counts unless it ends a chain of more than timerChain timers,
+// each set by the callback of the one before without changing the DOM (a
+// poller): a callback that changes the DOM starts its timers' chains
+// afresh, so a script that builds the page step by step is waited for as
+// the quiet rule waits for it. setInterval is not wrapped: a poller never
+// ends, and must not hold the capture.
 //
 // The wrappers keep what a page sees of its timers: the callback runs with
 // the same this and arguments, setTimeout returns the browser's id,

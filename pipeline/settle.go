@@ -13,8 +13,8 @@ const (
 	// PageConfig.SettleQuiet (the quiet rule would have seen what it
 	// does; pollers and long chains of timers do not count), its layout
 	// the same size over consecutive checks, and no DOM mutation for
-	// EvidenceQuiet. It is the default: on the corpus and on saved public
-	// pages it gives the quiet rule's rows, sooner.
+	// EvidenceQuiet since the last one. It is the default: on the corpus
+	// and on saved public pages it gives the quiet rule's rows, sooner.
 	SettleEvidence = "evidence"
 )
 
