@@ -216,3 +216,54 @@ func TestChromium_SettleEvidenceTimers(t *testing.T) {
 		})
 	}
 }
+
+// TestChromium_PageTimers reads what the timer script knows of a page
+// that tries to replace the script's reader: the reader still counts the
+// page's pending timer (within a horizon past its due time, not within
+// one before it), and gives the time of the page's last DOM change, which
+// the page noted.
+func TestChromium_PageTimers(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", htmlHandler(`<!doctype html><html><head><title>Timers</title><script>
+try { window.`+timerKey+` = () => [0, 0]; } catch (e) {}
+try { Object.defineProperty(window, '`+timerKey+`', {value: () => [0, 0]}); } catch (e) {}
+try { delete window.`+timerKey+`; } catch (e) {}
+document.addEventListener('DOMContentLoaded', () => {
+  setTimeout(() => { document.body.appendChild(document.createElement('p')); }, 20000);
+  document.body.appendChild(document.createElement('div'));
+  window.lastChange = performance.now();
+});
+</script></head><body><h1>Timers</h1></body></html>`))
+	site := httptest.NewServer(mux)
+	t.Cleanup(site.Close)
+
+	cfg := testBrowserConfig()
+	cfg.page.Settle = pipeline.SettleEvidence
+	b := mustLaunchChromium(t, cfg)
+	page := mustNewPage(t, b)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if _, err := page.Load(ctx, site.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	tab := page.(*pwPage).activeTab()
+	far, err := tab.pendingTimers(time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near, err := tab.pendingTimers(100 * time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if far.pending != 1 || near.pending != 0 {
+		t.Errorf("pending timers within a minute: %d, within 100 ms: %d; want 1 and 0", far.pending, near.pending)
+	}
+	res, err := tab.cdp.Send("Runtime.evaluate", map[string]any{"expression": "window.lastChange", "returnByValue": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noted, _ := dig(res, "result", "value").(float64)
+	if noted <= 0 || far.changed < noted || far.changed-noted > 50 {
+		t.Errorf("last DOM change at %.1f ms, want just after the %.1f ms the page noted", far.changed, noted)
+	}
+}
