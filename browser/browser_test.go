@@ -384,7 +384,7 @@ func TestChromium_LoadSettlesLateDOM(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := testBrowserConfig()
-			cfg.page.SettleQuiet = tt.quiet
+			cfg.page.Settle, cfg.page.SettleQuiet = pipeline.SettleQuietRule, tt.quiet
 			b := mustLaunchChromium(t, cfg)
 			site := newTestSite(t)
 			page := mustNewPage(t, b)
@@ -589,7 +589,7 @@ func TestChromium_LoadCanceled(t *testing.T) {
 func TestChromium_LoadCrash(t *testing.T) {
 	// A long settle keeps the renderer busy with this page when it crashes.
 	cfg := testBrowserConfig()
-	cfg.page.SettleQuiet, cfg.page.SettleMax = 3*time.Second, 3*time.Second
+	cfg.page.Settle, cfg.page.SettleQuiet, cfg.page.SettleMax = pipeline.SettleQuietRule, 3*time.Second, 3*time.Second
 	// No network policy: a policy class change opens a fresh context at
 	// the load, and the crash must reach the tab taken below.
 	cfg.page.Network.AllowPrivate = true

@@ -184,7 +184,9 @@ func (b *pwBrowser) openTab(p *pwPage, class pipeline.AddrClass) (*pwTab, error)
 	if tab.egress != nil {
 		page.OnRequestFailed(func(r playwright.Request) { p.onRequestFailed(tab, r) })
 	}
-	p.watchRequests(tab)
+	if err := p.watchEvidence(tab); err != nil {
+		return fail("watch the page for settling", err)
+	}
 	page.OnCrash(func(playwright.Page) { p.tabFailed(tab, errors.New("renderer crashed")) })
 	page.OnClose(func(playwright.Page) { p.tabFailed(tab, errors.New("page closed")) })
 	return tab, nil

@@ -41,7 +41,7 @@ type pwTab struct {
 	class  pipeline.AddrClass
 	used   bool // a URL was loaded in it
 	// requests counts the page's pending requests when it settles on
-	// evidence (see watchRequests); nil otherwise.
+	// evidence (see watchEvidence); nil otherwise.
 	requests *requestWatch
 }
 

@@ -151,8 +151,9 @@ type PageConfig struct {
 	// SettleMax caps the wait for a quiet DOM; at least SettleQuiet.
 	SettleMax time.Duration
 	// Settle is the rule that says when the page is quiet enough to
-	// capture: SettleQuietRule ("", the default: SettleQuiet without a DOM
-	// mutation) or SettleEvidence (see there); SettleMax bounds both.
+	// capture: SettleEvidence (DefaultPageConfig's; see there) or
+	// SettleQuietRule (or "": SettleQuiet without a DOM mutation);
+	// SettleMax bounds both.
 	Settle string
 	// Script bounds the capture script's work and output (see
 	// dom.ScriptOptions). The script runs in an isolated world, out of
@@ -265,7 +266,8 @@ func (c ExtrasConfig) Validate() error {
 }
 
 // DefaultPageConfig returns the settings crawls start from: a 1280x720
-// viewport, DefaultSettleQuiet and DefaultSettleMax, the capture script's
+// viewport, settling on evidence (SettleEvidence) within DefaultSettleQuiet
+// and DefaultSettleMax, the capture script's
 // default options, dom.DefaultMaxHTMLBytes of HTML, DefaultMaxFrames
 // frames, the default network policy, both extras and no screenshots.
 func DefaultPageConfig() PageConfig {
@@ -274,6 +276,7 @@ func DefaultPageConfig() PageConfig {
 		ViewportHeight: DefaultViewportHeight,
 		SettleQuiet:    DefaultSettleQuiet,
 		SettleMax:      DefaultSettleMax,
+		Settle:         SettleEvidence,
 		Script:         dom.DefaultScriptOptions(),
 		MaxHTMLBytes:   dom.DefaultMaxHTMLBytes,
 		MaxFrames:      DefaultMaxFrames,

@@ -9,8 +9,12 @@ const (
 	SettleQuietRule = "quiet"
 	// SettleEvidence captures as soon as the page is quiet by every signal
 	// the browser gives: its fonts loaded, no request of the page's own
-	// origin pending, its layout the same size over consecutive checks,
-	// and no DOM mutation for EvidenceQuiet.
+	// origin pending, no timer of the page pending that is due within
+	// PageConfig.SettleQuiet (the quiet rule would have seen what it
+	// does; pollers and long chains of timers do not count), its layout
+	// the same size over consecutive checks, and no DOM mutation for
+	// EvidenceQuiet since the last one. It is the default: on the corpus
+	// and on saved public pages it gives the quiet rule's rows, sooner.
 	SettleEvidence = "evidence"
 )
 

@@ -14,9 +14,10 @@
 // A way is a base — floor, actionspace (--formats actionspace, expansions
 // 0, 500 and -1) or default (every format) — with optional suffixes:
 // "-open" lifts the network policy (crawl --allow-private: no egress
-// proxy), "-evidence" settles on evidence (crawl --settle evidence),
-// "-seq" takes the extras one after the other (as the crawl did before it
-// took them at once) and "@N" loads N pages at once instead of -in-flight.
+// proxy), "-quiet" settles by the quiet-DOM rule (crawl --settle quiet),
+// "-evidence" on evidence (crawl --settle evidence, the default), "-seq"
+// takes the extras one after the other (as the crawl did before it took
+// them at once) and "@N" loads N pages at once instead of -in-flight.
 //
 // -doc NAME also puts the table between the NAME markers of
 // docs/throughput.md, whose test checks each block against its file. The table goes to
@@ -83,7 +84,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		fmt.Fprintf(stderr, "Usage: throughput [flags] [URL-FILE]\n\nMeasures crawls as ratios to the floor (the bare navigation loop) in one run; without a URL list, on the bundled corpus.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	ways := fs.String("ways", defaultWays, "the ways measured (`LIST`): floor, actionspace, default, each with optional -open (no egress proxy), -evidence (settle on evidence), -seq (extras one after the other) and @N (N pages in flight)")
+	ways := fs.String("ways", defaultWays, "the ways measured (`LIST`): floor, actionspace, default, each with optional -open (no egress proxy), -quiet or -evidence (the settle rule; evidence by default), -seq (extras one after the other) and @N (N pages in flight)")
 	fs.IntVar(&o.rounds, "rounds", 2, "measure every way this many times (`N`), alternating their order")
 	fs.IntVar(&o.workers, "workers", pipeline.DefaultWorkers(), "pages processed at once (`N`), as crawl --workers")
 	fs.IntVar(&o.inFlight, "in-flight", 0, "pages loaded at once (`N`), as crawl --in-flight (0: one per worker); the floor loads as many")
@@ -120,10 +121,10 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 type way struct {
 	name     string
 	base     string
-	open     bool // the network policy lifted: no egress proxy
-	evidence bool // settle on evidence
-	seq      bool // the extras one after the other
-	inFlight int  // 0: -in-flight
+	open     bool   // the network policy lifted: no egress proxy
+	settle   string // the settle rule; "": the crawl's default
+	seq      bool   // the extras one after the other
+	inFlight int    // 0: -in-flight
 }
 
 // parseWay reads a way's name: a base and its suffixes.
@@ -146,15 +147,18 @@ func parseWay(s string) (way, error) {
 		switch suffix {
 		case "open":
 			w.open = true
-		case "evidence":
-			w.evidence = true
+		case pipeline.SettleEvidence, pipeline.SettleQuietRule:
+			if w.settle != "" {
+				return w, fmt.Errorf("%q: two settle rules", s)
+			}
+			w.settle = suffix
 		case "seq":
 			w.seq = true
 		default:
-			return w, fmt.Errorf("%q: unknown suffix %q (want -open, -evidence or -seq)", s, suffix)
+			return w, fmt.Errorf("%q: unknown suffix %q (want -open, -quiet, -evidence or -seq)", s, suffix)
 		}
 	}
-	if w.base == baseFloor && w.evidence {
+	if w.base == baseFloor && w.settle != "" {
 		return w, fmt.Errorf("%q: the floor does not settle", s)
 	}
 	return w, nil
@@ -175,8 +179,8 @@ func (w way) config(o options, log *slog.Logger) pipeline.Config {
 		cfg.UseFormats([]string{space.FormatActionSpace})
 	}
 	cfg.Page.Network.AllowPrivate = w.open
-	if w.evidence {
-		cfg.Page.Settle = pipeline.SettleEvidence
+	if w.settle != "" {
+		cfg.Page.Settle = w.settle
 	}
 	cfg.Page.Extras.Sequential = w.seq
 	return cfg
