@@ -22,10 +22,10 @@ import (
 // hugeValue is the size of the value a page put in a column: 5 MB,
 // different for each column and row so that min and max differ. Under
 // -short (the race detector's pass of make test, where it costs minutes)
-// 1 MB, still far past MaxStatBytes and the footer's limit below.
+// 256 KB, still far past MaxStatBytes and the footer's limit below.
 func hugeValue() int {
 	if testing.Short() {
-		return 1 << 20
+		return 256 << 10
 	}
 	return 5 << 20
 }
