@@ -17,6 +17,7 @@ import (
 	"actionspace/corpora"
 	"actionspace/dataset"
 	"actionspace/dom"
+	"actionspace/internal/soaktest"
 	"actionspace/pipeline"
 )
 
@@ -386,12 +387,15 @@ func TestTakeAISnapshot_Scrolled(t *testing.T) {
 	}
 }
 
-// TestIdentityMethods compares, on the corpus, the identity resolution
-// TakeAXTree uses (element ordinals: one DOM snapshot and one script run
-// per world) with resolving each oracle-candidate node into the capture's
-// world (DOM.resolveNode, one call per node, then one script call), and
-// logs what each costs. Both must agree on every node they both resolve.
-func TestIdentityMethods(t *testing.T) {
+// TestSoak_IdentityMethods compares, on the corpus, the identity
+// resolution TakeAXTree uses (element ordinals: one DOM snapshot and one
+// script run per world) with resolving each oracle-candidate node into the
+// capture's world (DOM.resolveNode, one call per node, then one script
+// call), and logs what each costs. Both must agree on every node they both
+// resolve. It measures a design choice, and its thousands of calls take
+// a minute; TestTakeAXTree_Corpus checks the ordinals on every run.
+func TestSoak_IdentityMethods(t *testing.T) {
+	soaktest.Require(t, "the cost of the two ways to tie accessibility nodes to capture elements, on the corpus")
 	t.Parallel()
 	b := newTestBrowser(t)
 	srv, err := corpora.Start()
@@ -558,6 +562,7 @@ func TestChromium_LoadExtras(t *testing.T) {
 // which neither the page's scripts nor the capture see, is counted before
 // anything costly is taken: the tree is refused as too large at once.
 func TestTakeAXTree_ClosedShadowTooLarge(t *testing.T) {
+	t.Parallel()
 	b := newTestBrowser(t)
 	srv, err := corpora.Start()
 	if err != nil {

@@ -19,9 +19,16 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 )
 
-// hugeValue is the value a page put in a column: 5 MB, different for each
-// column and row so that min and max differ.
-const hugeValue = 5 << 20
+// hugeValue is the size of the value a page put in a column: 5 MB,
+// different for each column and row so that min and max differ. Under
+// -short (the race detector's pass of make test, where it costs minutes)
+// 256 KB, still far past MaxStatBytes and the footer's limit below.
+func hugeValue() int {
+	if testing.Short() {
+		return 256 << 10
+	}
+	return 5 << 20
+}
 
 // fillStrings sets every string and []byte of v (nested structs, pointers
 // and lists of structs included) to a hugeValue-byte value that starts
@@ -53,7 +60,7 @@ func fillStrings(v reflect.Value, row int, name string) {
 }
 
 func huge(row int, name string) []byte {
-	b := make([]byte, hugeValue)
+	b := make([]byte, hugeValue())
 	for i := copy(b, fmt.Sprintf("%s row %d ", name, row)); i < len(b); i++ {
 		b[i] = byte('a' + (row+i/(1<<20))%26)
 	}
@@ -61,7 +68,7 @@ func huge(row int, name string) []byte {
 }
 
 // TestWriter_pageControlledStatistics writes three rows of each table with
-// a 5 MB value in every string and byte column (a page controls most of
+// a hugeValue() value (5 MB) in every string and byte column (a page controls most of
 // them) and reads the file back: the footer and the page headers stay
 // small, every min and max statistic fits MaxStatBytes and still bounds
 // the column's values, and arrow-go reads every value back whole.
@@ -96,7 +103,7 @@ func checkHugeValues[T any](t *testing.T, row func(int) T) {
 	for i := range md.RowGroup(0).NumColumns() {
 		cc, _ := md.RowGroup(0).ColumnChunk(i)
 		if cc.Compression().String() == "UNCOMPRESSED" {
-			uncompressed += 3 * hugeValue
+			uncompressed += 3 * int64(hugeValue())
 		}
 	}
 	t.Logf("file %d bytes (%d of them uncompressed values), footer %d bytes", st.Size(), uncompressed, md.Size())
@@ -142,8 +149,8 @@ func checkHugeValues[T any](t *testing.T, row func(int) T) {
 		for _, chunk := range col.Data().Chunks() {
 			if s, ok := chunk.(*array.String); ok {
 				for k := range s.Len() {
-					if got := len(s.Value(k)); got != hugeValue {
-						t.Errorf("arrow: %s row %d has %d bytes, want %d", col.Name(), k, got, hugeValue)
+					if got := len(s.Value(k)); got != hugeValue() {
+						t.Errorf("arrow: %s row %d has %d bytes, want %d", col.Name(), k, got, hugeValue())
 					}
 				}
 			}

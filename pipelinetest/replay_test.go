@@ -277,13 +277,15 @@ func TestReplay_Faults(t *testing.T) {
 				t.Fatal(err)
 			}
 			const limit = time.Second
+			// start comes first: the stop and the deadline are timed from
+			// it, so "returned before the stop" cannot be a clock artefact.
+			start := time.Now()
 			ctx, cancel := context.WithTimeout(context.Background(), limit)
 			defer cancel()
 			if tc.cancel {
 				time.AfterFunc(limit/2, cancel)
 			}
 			deadline, _ := ctx.Deadline()
-			start := time.Now()
 			ld, err := p.Load(ctx, site+path)
 			took, late := time.Since(start), !time.Now().Before(deadline)
 			pe := pageError(t, err)

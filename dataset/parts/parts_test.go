@@ -457,18 +457,20 @@ func TestParts_KillAtEveryStep(t *testing.T) {
 		return s.Close()
 	}
 
-	// Under -short (the race-detector pass of make test) every fifth step;
-	// the full pass kills at each.
-	stride := 1
-	if testing.Short() {
-		stride = 5
-	}
-	steps := 0
-	for kill := 0; ; kill += stride {
+	// fresh is a dataset of the first crawl's parts, in a directory of
+	// its own, and the output that resumes it.
+	fresh := func(t *testing.T) (string, store.Store, *Output) {
 		dir := t.TempDir()
 		st := openStore(t, dir)
 		out := openOutput(t, st, Config{PartPages: 2})
 		writeParts(t, out, 0, nil, first...)
+		return dir, st, out
+	}
+
+	// killAt kills a resume of a fresh dataset at its change number kill,
+	// and checks what readers see after it and after the resumes that follow.
+	killAt := func(t *testing.T, kill int) {
+		dir, st, out := fresh(t)
 		n := 0
 		var killedAt string
 		out.fault = func(op string) error {
@@ -480,11 +482,7 @@ func TestParts_KillAtEveryStep(t *testing.T) {
 		}
 		err := resume(out)
 		if killedAt == "" {
-			if err != nil {
-				t.Fatalf("resume without a kill: %v", err)
-			}
-			steps = n
-			break
+			t.Fatalf("no change %d to kill at (the resume made %d): %v", kill, n, err)
 		}
 		if !errors.Is(err, errKilled) {
 			t.Fatalf("kill at %q: resume returned %v, want the kill", killedAt, err)
@@ -547,10 +545,33 @@ func TestParts_KillAtEveryStep(t *testing.T) {
 			t.Errorf("kill at %q, then a resume: leftovers %v", killedAt, tmps)
 		}
 	}
-	if steps < 20 {
-		t.Errorf("a resume made %d changes to the store; want the kill tried at each of more", steps)
+
+	// A resume without a kill counts the changes to kill at.
+	_, _, out := fresh(t)
+	steps := 0
+	out.fault = func(string) error { steps++; return nil }
+	if err := resume(out); err != nil {
+		t.Fatalf("resume without a kill: %v", err)
 	}
-	t.Logf("killed a resume at every %d of its %d changes to the store", stride, steps)
+	if steps < 20 {
+		t.Fatalf("a resume made %d changes to the store; want the kill tried at each of more", steps)
+	}
+
+	// Each kill runs on a dataset of its own, in parallel: the store's
+	// syncs make every kill wait on the disk. Under -short (the race
+	// detector's pass of make test) every tenth step; the full pass kills
+	// at each.
+	stride := 1
+	if testing.Short() {
+		stride = 10
+	}
+	t.Logf("killing a resume at every %d of its %d changes to the store", stride, steps)
+	for kill := 0; kill < steps; kill += stride {
+		t.Run(fmt.Sprintf("kill at %d", kill), func(t *testing.T) {
+			t.Parallel()
+			killAt(t, kill)
+		})
+	}
 }
 
 // localTemps lists the files in a dataset directory that are neither
