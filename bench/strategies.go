@@ -134,8 +134,8 @@ func (r *Result) writeStrategies(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "## Compression strategies\n\n")
-	fmt.Fprintf(w, "Every fixed-window fast action-space cell (text policy and strategy, docs/strategies.md) at its measured recall: tokens per page (mean, %s), recall against the accessibility tree, against the actionable-now oracle and of the salient text (means over pages), the filtered recall of an element filter, and the median per-page token ratio to the plain action space (`%s` at the same expansion) and to playwright-ai's text.\n\n",
-		enc, comparedCell(s.Config, 0).Key())
+	fmt.Fprintf(w, "Every fixed-window fast action-space cell (text policy and strategy, docs/strategies.md) at its measured recall: tokens per page (mean, %s), recall against the accessibility tree, against the actionable-now oracle and of the salient text (means over pages), the filtered recall of an element filter, and the median per-page token ratio to the plain action space (fast mode, text `%s`, no strategy, at the same expansion) and to playwright-ai's text.\n\n",
+		enc, comparedCell(s.Config, 0).Text)
 	fmt.Fprint(w, "| cell | E | text | strategy | tokens mean | recall | actionable recall | salient recall | filtered recall | : plain | : playwright-ai |\n")
 	fmt.Fprint(w, "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, c := range s.Strategies {
