@@ -87,12 +87,7 @@ func (c command) run(ctx context.Context, args []string, stdin io.Reader, stdout
 	bucket.Register() // s3:// and gs:// locations for --out and the input
 	cfg := bench.DefaultConfig()
 	var o options
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fs.PrintDefaults()
-	}
+	fs := cli.NewFlagSet("bench", usage, stderr)
 	o.addFlags(fs, &cfg, stderr)
 	if err := cli.Parse(fs, args); err != nil {
 		return err

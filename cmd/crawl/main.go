@@ -121,12 +121,7 @@ func (c command) run(ctx context.Context, args []string, stdin io.Reader, stdout
 	bucket.Register() // s3:// and gs:// locations for --out and the input
 	cfg := pipeline.DefaultConfig()
 	var o options
-	fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fs.PrintDefaults()
-	}
+	fs := cli.NewFlagSet("crawl", usage, stderr)
 	o.addFlags(fs, &cfg.Matrix, stderr)
 	if err := cli.Parse(fs, args); err != nil {
 		return err

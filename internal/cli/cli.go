@@ -142,6 +142,19 @@ func Exit(name string, err error, stderr io.Writer) int {
 	return 1
 }
 
+// NewFlagSet returns the flag set of the command name: it reports its
+// errors (the caller exits 2, see Exit) and prints usage, then the flags'
+// defaults, to stderr.
+func NewFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
 // Parse parses args with fs and wraps a bad flag as a UsageError
 // (flag.ErrHelp passes through).
 func Parse(fs *flag.FlagSet, args []string) error {
