@@ -26,6 +26,13 @@ const (
 	// own timeout (set to the same deadline) to end the load cleanly, which
 	// keeps the page usable. After that the page is abandoned.
 	loadGrace = time.Second
+	// quietWait bounds how long stopping a failed page's scripts (see
+	// pwTab.quiet) waits for the renderer to acknowledge; the commands are
+	// sent either way, and the close that follows does not wait longer.
+	quietWait = time.Second
+	// quietRetry is how often quiet terminates the running script again
+	// while the disabling of scripts is not in.
+	quietRetry = 100 * time.Millisecond
 )
 
 // pwTab is one Playwright page in its own browser context, with a CDP
@@ -43,6 +50,62 @@ type pwTab struct {
 	// requests counts the page's pending requests when it settles on
 	// evidence (see watchEvidence); nil otherwise.
 	requests *requestWatch
+}
+
+// quiet stops the scripts of the tab's page before a failed or abandoned
+// tab is closed: closing a context can take seconds while its renderer
+// runs on (a 1 ms timer flooding the history, a busy loop, a page
+// resetting a huge title), and a close the pool gives up on leaves it
+// running for good, starving the other tabs of CPU. Scripts are disabled
+// for the page (no timer, event handler or new document's script runs
+// again), and the script running now is terminated until the disabling is
+// in, then once more for a callback that started in between. Neither
+// crashes the renderer: the page does not count as crashed, and the
+// renderers of other contexts go on. It waits at most quietWait; the
+// errors of a page already gone are expected and only reported.
+func (t *pwTab) quiet() error {
+	ctx, cancel := context.WithTimeout(context.Background(), quietWait)
+	defer cancel()
+	send := func(method string, params map[string]any) <-chan error {
+		done := make(chan error, 1)
+		go func() {
+			_, err := t.cdp.Send(method, params)
+			if err != nil {
+				err = fmt.Errorf("%s: %w", method, shortError{err})
+			}
+			done <- err
+		}()
+		return done
+	}
+	wait := func(done <-chan error) error {
+		select {
+		case err := <-done:
+			return err
+		case <-ctx.Done():
+			return fmt.Errorf("stop the page's scripts: no answer in %v", quietWait)
+		}
+	}
+	terminate := func() <-chan error { return send("Runtime.terminateExecution", map[string]any{}) }
+	// Disabling is handled on the renderer's main thread, which a script
+	// that never yields holds: termination, handled apart, frees it, and
+	// is repeated while a timer could start the script again.
+	disabled := send("Emulation.setScriptExecutionDisabled", map[string]any{"value": true})
+	tick := time.NewTicker(quietRetry)
+	defer tick.Stop()
+	terminated := terminate()
+	for {
+		select {
+		case err := <-disabled:
+			if err != nil {
+				return errors.Join(err, wait(terminated))
+			}
+			return errors.Join(wait(terminated), wait(terminate()))
+		case <-tick.C:
+			terminated = terminate()
+		case <-ctx.Done():
+			return fmt.Errorf("stop the page's scripts: no answer in %v", quietWait)
+		}
+	}
 }
 
 // close closes the browser context, then its proxy session.
@@ -179,6 +242,8 @@ func (p *pwPage) currentTab(ctx context.Context, class pipeline.AddrClass) (*pwT
 	if tab != nil {
 		if !stale && tab.used {
 			p.unload(ctx, tab)
+		} else if stale {
+			p.quiet(tab)
 		}
 		_ = tab.close()
 	}
@@ -217,15 +282,32 @@ func (p *pwPage) onPopup(popup playwright.Page) {
 	go func() { _ = popup.Close() }()
 }
 
-// Close closes the page's browser context, and with it the page.
+// Close closes the page's browser context, and with it the page. The
+// scripts of a page whose last load failed or was abandoned are stopped
+// first (see pwTab.quiet).
 func (p *pwPage) Close() error {
 	p.closeOnce.Do(func() {
+		p.mu.Lock()
+		failed := p.stale || p.broken != nil
+		p.mu.Unlock()
 		p.markBroken(errors.New("page closed"))
 		if tab := p.activeTab(); tab != nil {
+			if failed {
+				p.quiet(tab)
+			}
 			p.closeErr = tab.close()
 		}
 	})
 	return p.closeErr
+}
+
+// quiet stops the scripts of tab, which failed, before it is closed; a
+// failure to is logged, the close goes on.
+func (p *pwPage) quiet(tab *pwTab) {
+	start := time.Now()
+	if err := tab.quiet(); err != nil {
+		p.log.Debug("could not stop a failed page's scripts", logError, err, "took", time.Since(start))
+	}
 }
 
 // Load implements [pipeline.Page]. It runs the load on another goroutine so that it

@@ -1,0 +1,169 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mxschmitt/playwright-go"
+
+	"actionspace/pipeline"
+)
+
+// hostilePages serves pages that keep their renderer busy after their load
+// failed, each calling /beacon every 50 ms while its scripts run, and a
+// plain page. Their loads never end: an image of theirs never comes.
+type hostilePages struct {
+	*httptest.Server
+	beacons atomic.Int64
+}
+
+func newHostilePages(tb testing.TB) *hostilePages {
+	h := &hostilePages{}
+	mux := http.NewServeMux()
+	page := func(script string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprintf(w, `<!DOCTYPE html><html><head><title>Hostile</title></head><body><script>
+setInterval(() => fetch('/beacon').catch(() => {}), 50);
+%s
+</script><img src="/never"></body></html>`, script)
+		}
+	}
+	mux.HandleFunc("/beacon", func(w http.ResponseWriter, r *http.Request) { h.beacons.Add(1) })
+	mux.HandleFunc("/never", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	// The history flood of TestCrawl_FaultsMixed, started at once.
+	mux.HandleFunc("/history-flood", page(`let i = 0; setInterval(() => history.pushState({}, '', '?s=' + (i++)), 1);`))
+	// Scripts that hold the main thread 200 ms of every 200 ms.
+	mux.HandleFunc("/spin", page(`setInterval(() => { const end = Date.now() + 200; while (Date.now() < end); }, 0);`))
+	mux.HandleFunc("/plain", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!DOCTYPE html><html><head><title>Plain</title></head><body><button>Go</button></body></html>`)
+	})
+	h.Server = httptest.NewServer(mux)
+	tb.Cleanup(h.Close)
+	return h
+}
+
+// beaconsIn counts the beacons that arrive within d.
+func (h *hostilePages) beaconsIn(d time.Duration) int64 {
+	n := h.beacons.Load()
+	time.Sleep(d)
+	return h.beacons.Load() - n
+}
+
+// failedLoad loads path in page and wants it to time out; it returns the
+// tab the page stays in, once the page's scripts are seen running.
+func (h *hostilePages) failedLoad(t *testing.T, page pipeline.Page, path string) *pwTab {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if _, err := page.Load(ctx, h.URL+path); pipeline.ErrorKindOf(err) != pipeline.KindTimeout {
+		t.Fatalf("Load %s: error %v (kind %q), want a timeout", path, err, pipeline.ErrorKindOf(err))
+	}
+	tab := page.(*pwPage).activeTab()
+	if tab == nil {
+		t.Fatalf("Load %s: the page was abandoned; want it kept after its timeout", path)
+	}
+	if h.beaconsIn(time.Second) == 0 {
+		t.Fatalf("%s sent no beacon after its load failed: its scripts do not run", path)
+	}
+	return tab
+}
+
+// TestChromium_QuietStopsScripts: stopping a failed tab's scripts stops
+// them, with the tab still open, whether its scripts flood the history or
+// hold the main thread: no beacon comes from the page after it; the
+// renderer does not crash, and it takes at most quietWait.
+func TestChromium_QuietStopsScripts(t *testing.T) {
+	t.Parallel()
+	cfg := defaultTestConfig()
+	cfg.page.Network.AllowPrivate = true // one tab for the whole test
+	b := mustLaunchChromium(t, cfg)
+	for _, path := range []string{"/history-flood", "/spin"} {
+		t.Run(path[1:], func(t *testing.T) {
+			h := newHostilePages(t)
+			page := mustNewPage(t, b)
+			tab := h.failedLoad(t, page, path)
+			var crashed, closed atomic.Int64
+			tab.page.OnCrash(func(playwright.Page) { crashed.Add(1) })
+			tab.page.OnClose(func(playwright.Page) { closed.Add(1) })
+
+			start := time.Now()
+			err := tab.quiet()
+			took := time.Since(start)
+			if err != nil {
+				// The commands went: a renderer or driver slow to answer
+				// (a busy machine) still gets them.
+				t.Logf("quiet: %v", err)
+			}
+			if took > quietWait+500*time.Millisecond {
+				t.Errorf("quiet took %v, want at most %v", took, quietWait)
+			}
+			time.Sleep(200 * time.Millisecond) // beacons already on their way
+			if n := h.beaconsIn(time.Second); n != 0 {
+				t.Errorf("%d beacons in the second after quiet: the page's scripts still run", n)
+			}
+			if crashed.Load() != 0 || closed.Load() != 0 || page.(*pwPage).brokenErr() != nil {
+				t.Errorf("quiet crashed or closed the page (crash %d, close %d, broken %v)", crashed.Load(), closed.Load(), page.(*pwPage).brokenErr())
+			}
+			t.Logf("%s: quiet took %v", path, took.Round(time.Millisecond))
+		})
+	}
+}
+
+// TestChromium_CloseFailedPage: closing a page whose load failed on a
+// history flood returns within a bound and leaves no script of it
+// running, and a page that replaces a failed tab for its next load loads
+// it: the stopped scripts are the failed tab's only.
+func TestChromium_CloseFailedPage(t *testing.T) {
+	t.Parallel()
+	cfg := defaultTestConfig()
+	cfg.page.Network.AllowPrivate = true
+	b := mustLaunchChromium(t, cfg)
+	h := newHostilePages(t)
+
+	page := mustNewPage(t, b)
+	h.failedLoad(t, page, "/history-flood")
+	start := time.Now()
+	if err := page.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if took, bound := time.Since(start), quietWait+2*time.Second; took > bound {
+		t.Errorf("Close took %v, want at most %v", took, bound)
+	} else {
+		t.Logf("Close took %v", took.Round(time.Millisecond))
+	}
+	time.Sleep(200 * time.Millisecond)
+	if n := h.beaconsIn(time.Second); n != 0 {
+		t.Errorf("%d beacons in the second after Close", n)
+	}
+
+	// The tab of a failed load is stopped and replaced at the next load,
+	// which goes on in a fresh tab.
+	page = mustNewPage(t, b)
+	failed := h.failedLoad(t, page, "/spin")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	ld, err := page.Load(ctx, h.URL+"/plain")
+	if err != nil {
+		t.Fatalf("Load after a failed load: %v", err)
+	}
+	if !strings.Contains(ld.HTML, "<title>Plain</title>") {
+		t.Errorf("HTML %.200q, want the plain page", ld.HTML)
+	}
+	if page.(*pwPage).activeTab() == failed {
+		t.Error("the failed tab was reused")
+	}
+	if n := h.beaconsIn(time.Second); n != 0 {
+		t.Errorf("%d beacons from the replaced tab", n)
+	}
+	if err := page.(*pwPage).brokenErr(); err != nil {
+		t.Errorf("the page is broken after a good load: %v", err)
+	}
+}
