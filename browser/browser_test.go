@@ -281,7 +281,6 @@ func decodeTestCapture(tb testing.TB, ld *pipeline.Load) testCapture {
 // TestChromium_Load runs one page through a sequence of URLs, each case
 // after the failure of the one before: a page must stay usable.
 func TestChromium_Load(t *testing.T) {
-	t.Parallel()
 	b := mustLaunchChromium(t, testBrowserConfig())
 	site := newTestSite(t)
 	page := mustNewPage(t, b)
@@ -538,7 +537,6 @@ func TestChromium_LoadClosesPopups(t *testing.T) {
 // dead. It has a browser of its own: the spinning renderer must not take a
 // core from the other tests for as long as the shared browser lives.
 func TestChromium_LoadStuckRenderer(t *testing.T) {
-	t.Parallel()
 	b := mustLaunchOwnChromium(t, testBrowserConfig())
 	site := newTestSite(t)
 	page := mustNewPage(t, b)
@@ -589,7 +587,6 @@ func TestChromium_LoadCanceled(t *testing.T) {
 }
 
 func TestChromium_LoadCrash(t *testing.T) {
-	t.Parallel()
 	// A long settle keeps the renderer busy with this page when it crashes.
 	cfg := testBrowserConfig()
 	cfg.page.Settle, cfg.page.SettleQuiet, cfg.page.SettleMax = pipeline.SettleQuietRule, 3*time.Second, 3*time.Second

@@ -162,7 +162,6 @@ func browsersConnectedTo(tb testing.TB, c *connTracker) []int {
 // it, and every URL still gets exactly one row, captured. The crawl
 // launches a browser of its own (launchingOpener), since it kills it.
 func TestCrawl_BrowserKilled(t *testing.T) {
-	t.Parallel()
 	requireChromium(t)
 	conns := &connTracker{open: map[int]bool{}}
 	srv := httptest.NewUnstartedServer(corpora.Handler())

@@ -59,7 +59,6 @@ var egressPolicy = pipeline.NetworkConfig{
 // through the egress proxy, and checks what reached the servers and what
 // the records hold.
 func TestEgress_Pages(t *testing.T) {
-	t.Parallel()
 	requireChromium(t)
 	secret := startHitServer(t, "127.0.0.2:0", func(*hitServer) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -276,7 +275,6 @@ pc.createOffer().then((o) => pc.setLocalDescription(o));
 // WebSocket to the browser server itself (private, on loopback) is
 // refused.
 func TestEgress_Remote(t *testing.T) {
-	t.Parallel()
 	tools := requireRunServer(t)
 	srv := startRunServer(t, tools)
 	secret := startHitServer(t, "127.0.0.2:0", func(*hitServer) http.Handler {

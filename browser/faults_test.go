@@ -114,7 +114,6 @@ func wantTitle(prefix string) func(*testing.T, string, dataset.PageRow) {
 // with one worker: the fault gets its row with its error kind within its
 // timeout, and the same worker then captures the plain page.
 func TestRun_Faults(t *testing.T) {
-	t.Parallel()
 	requireChromium(t)
 	if got, want := len(faultCases), len(corpora.FaultPaths()); got != want {
 		t.Errorf("%d fault cases for %d fault pages", got, want)
@@ -129,7 +128,6 @@ func TestRun_Faults(t *testing.T) {
 
 	for _, tc := range faultCases {
 		t.Run(strings.TrimPrefix(tc.path, "/faults/"), func(t *testing.T) {
-			t.Parallel() // each case waits on its own timeouts, in pages of its own
 			cfg := pipeline.DefaultConfig()
 			cfg.UseFormats([]string{space.FormatActionSpace}) // the other formats are tested apart
 			cfg.RunID = "faults"
@@ -230,7 +228,6 @@ func unlistedFaults(tb testing.TB) *httptest.Server {
 // good pages in one list, two workers, short timeouts: every URL gets one
 // row, no worker hangs, and the good pages are captured.
 func TestCrawl_FaultsMixed(t *testing.T) {
-	t.Parallel()
 	requireChromium(t)
 	srv, err := corpora.Start()
 	if err != nil {

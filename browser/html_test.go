@@ -49,7 +49,6 @@ func contentOf(t *testing.T, l *loaded) string {
 // serialization algorithm around the cut) it is a prefix of it that does
 // not stop inside a tag.
 func TestReadHTML_SameAsContent(t *testing.T) {
-	t.Parallel()
 	b := newTestBrowser(t)
 	srv, err := corpora.Start()
 	if err != nil {
@@ -117,7 +116,6 @@ func around(s string, k int) string {
 // the cap crosses to Go, quickly (page.Content took 47 s on a loaded
 // machine).
 func TestReadHTML_LongAttribute(t *testing.T) {
-	t.Parallel()
 	b := newTestBrowser(t)
 	srv, err := corpora.Start()
 	if err != nil {
@@ -149,7 +147,6 @@ func TestReadHTML_LongAttribute(t *testing.T) {
 // redaction that follows (dom.RedactSecrets, which reads whole tags) takes
 // its value out: no prefix of the value is stored.
 func TestReadHTML_CutKeepsSecretsOut(t *testing.T) {
-	t.Parallel()
 	const secret = "hunter2-SECRET"
 	b := newTestBrowser(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -181,7 +178,6 @@ func TestReadHTML_CutKeepsSecretsOut(t *testing.T) {
 // Attr costs the square of their number: minutes), and as page.Content
 // serializes it.
 func TestReadHTML_ManyAttributes(t *testing.T) {
-	t.Parallel()
 	b := newTestBrowser(t)
 	srv, err := corpora.Start()
 	if err != nil {

@@ -17,7 +17,6 @@ import (
 // capture makes its isolated world again by name, and Chromium gives back
 // the document's world, where the keys live.
 func TestSteps_elementKeys(t *testing.T) {
-	t.Parallel()
 	srv, err := corpora.Start()
 	if err != nil {
 		t.Fatal(err)

@@ -24,7 +24,6 @@ import (
 // made and the failures), nor in the error of a Remote that finds no
 // endpoint up; the endpoints are named by scheme, host and port.
 func TestRemote_EndpointTokensStayOut(t *testing.T) {
-	t.Parallel()
 	tools := requireRunServer(t)
 	const pathToken, queryToken, userToken = "path-TOKEN-5a1f0c", "query-TOKEN-7b2e9d", "user-TOKEN-3c8d4e"
 	srv := startRunServer(t, tools, "--path", "/"+pathToken)

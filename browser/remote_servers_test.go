@@ -248,7 +248,6 @@ func readDataset(t *testing.T, dir string) (map[string]dataset.PageRow, map[spac
 // partitioned dataset — which must equal a single-process crawl with a
 // local Chromium: the same URLs and the same action spaces.
 func TestRemote_TwoServersShards(t *testing.T) {
-	t.Parallel()
 	tools := requireRunServer(t)
 	srv, err := corpora.Start()
 	if err != nil {
@@ -355,7 +354,6 @@ func TestRemote_TwoServersShards(t *testing.T) {
 // is killed (SIGKILL, with its browser) mid-run, finishes on the other:
 // every URL exactly one row, all captured.
 func TestRemote_ServerKilled(t *testing.T) {
-	t.Parallel()
 	tools := requireRunServer(t)
 	srv, err := corpora.Start()
 	if err != nil {

@@ -562,7 +562,6 @@ func TestChromium_LoadExtras(t *testing.T) {
 // which neither the page's scripts nor the capture see, is counted before
 // anything costly is taken: the tree is refused as too large at once.
 func TestTakeAXTree_ClosedShadowTooLarge(t *testing.T) {
-	t.Parallel()
 	b := newTestBrowser(t)
 	srv, err := corpora.Start()
 	if err != nil {

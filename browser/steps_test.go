@@ -31,7 +31,6 @@ func stepsConfig(steps ...string) testConfig {
 // captured state carries the same extras as the first: the accessibility
 // tree, the AI snapshot and the HTML.
 func TestSteps_mutationCorpus(t *testing.T) {
-	t.Parallel()
 	srv, err := corpora.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +42,6 @@ func TestSteps_mutationCorpus(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Run(strings.TrimSuffix(strings.TrimPrefix(path, corpora.MutationPrefix), ".html"), func(t *testing.T) {
-			t.Parallel()
 			b := mustLaunchChromium(t, stepsConfig(truth.Steps...))
 			page := mustNewPage(t, b)
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -86,7 +84,6 @@ func TestSteps_mutationCorpus(t *testing.T) {
 // its time limit is a timeout; and a load abandoned in a step (the page
 // busy past the URL's limit) still returns the states before it.
 func TestSteps_statuses(t *testing.T) {
-	t.Parallel()
 	srv, err := corpora.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +166,6 @@ func TestSteps_statuses(t *testing.T) {
 // address is refused: the step fails as blocked, the address is never
 // reached, and the load keeps its first state.
 func TestSteps_egress(t *testing.T) {
-	t.Parallel()
 	requireChromium(t)
 	secret := startHitServer(t, "127.0.0.2:0", func(*hitServer) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

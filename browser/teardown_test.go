@@ -81,7 +81,6 @@ func (h *hostilePages) failedLoad(t *testing.T, page pipeline.Page, path string)
 // hold the main thread: no beacon comes from the page after it; the
 // renderer does not crash, and it takes at most quietWait.
 func TestChromium_QuietStopsScripts(t *testing.T) {
-	t.Parallel()
 	cfg := defaultTestConfig()
 	cfg.page.Network.AllowPrivate = true // one tab for the whole test
 	b := mustLaunchChromium(t, cfg)
@@ -122,7 +121,6 @@ func TestChromium_QuietStopsScripts(t *testing.T) {
 // running, and a page that replaces a failed tab for its next load loads
 // it: the stopped scripts are the failed tab's only.
 func TestChromium_CloseFailedPage(t *testing.T) {
-	t.Parallel()
 	cfg := defaultTestConfig()
 	cfg.page.Network.AllowPrivate = true
 	b := mustLaunchChromium(t, cfg)
