@@ -9,9 +9,11 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"actionspace/dataset/store"
 	"actionspace/dataset/store/storetest"
@@ -64,18 +66,30 @@ func TestS3_AbortLeavesNoUpload(t *testing.T) {
 	if _, err := w.Write(storetest.RandomBytes(storetest.BigObject, 1)); err != nil {
 		t.Fatal(err)
 	}
-	// Killed: the upload is neither completed nor aborted.
+	// Killed: the upload is neither completed nor aborted. The writer
+	// starts its upload in the background; a crawl that resumes finds the
+	// dead one's upload in place, so wait for it to be listed.
+	list := func() []types.MultipartUpload {
+		t.Helper()
+		out, err := s.s3.client.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{
+			Bucket: aws.String(s.s3.bucket), Prefix: aws.String(s.s3.prefix),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Uploads
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(list()) == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("the writer's multipart upload was never listed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	if _, err := s.RemoveTemp(ctx, "dir/"); err != nil {
 		t.Fatal(err)
 	}
-	out, err := s.s3.client.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{
-		Bucket: aws.String(s.s3.bucket), Prefix: aws.String(s.s3.prefix),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(out.Uploads) != 0 {
-		t.Errorf("%d incomplete uploads left after RemoveTemp", len(out.Uploads))
+	if n := len(list()); n != 0 {
+		t.Errorf("%d incomplete uploads left after RemoveTemp", n)
 	}
 	w.Abort()
 }
