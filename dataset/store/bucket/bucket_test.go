@@ -79,11 +79,27 @@ func TestS3_AbortLeavesNoUpload(t *testing.T) {
 		}
 		return out.Uploads
 	}
-	for deadline := time.Now().Add(10 * time.Second); len(list()) == 0; {
-		if time.Now().After(deadline) {
-			t.Fatal("the writer's multipart upload was never listed")
+	// A part still on its way when RemoveTemp aborts would bring the
+	// upload back on the server; a dead crawl sends none. So wait for the
+	// full parts the write made; the last, short one waits for Close.
+	full := storetest.BigObject / store.MinPartSize
+	parts := func(up types.MultipartUpload) int {
+		t.Helper()
+		out, err := s.s3.client.ListParts(ctx, &s3.ListPartsInput{
+			Bucket: aws.String(s.s3.bucket), Key: up.Key, UploadId: up.UploadId,
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(20 * time.Millisecond)
+		return len(out.Parts)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if ups := list(); len(ups) == 1 && parts(ups[0]) >= full {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the writer's multipart upload never listed its %d full parts", full)
+		}
 	}
 	if _, err := s.RemoveTemp(ctx, "dir/"); err != nil {
 		t.Fatal(err)
