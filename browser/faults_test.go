@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -224,9 +225,19 @@ func unlistedFaults(tb testing.TB) *httptest.Server {
 	return srv
 }
 
-// TestCrawl_FaultsMixed crawls every fault page, faults nobody listed and
-// good pages in one list, two workers, short timeouts: every URL gets one
-// row, no worker hangs, and the good pages are captured.
+// mixedFaults are the fault pages TestCrawl_FaultsMixed puts among good
+// pages: one of each way a page fails that leaves the next page's tab
+// something to recover from (a hang, a renderer crash, a busy renderer,
+// a navigation that never ends, a retried status). TestRun_Faults takes
+// every fault page, one at a time, each followed by a good page.
+var mixedFaults = []string{
+	"/faults/never", "/faults/status/503", "/faults/meta-refresh-loop", "/faults/dialogs",
+	"/faults/download", "/faults/deep-nesting", "/faults/busy-loop", "/faults/crash", "/faults/navigate-away",
+}
+
+// TestCrawl_FaultsMixed crawls fault pages, faults nobody listed and good
+// pages in one list, two workers, short timeouts: every URL gets one row,
+// no worker hangs, and the good pages are captured.
 func TestCrawl_FaultsMixed(t *testing.T) {
 	requireChromium(t)
 	srv, err := corpora.Start()
@@ -236,8 +247,11 @@ func TestCrawl_FaultsMixed(t *testing.T) {
 	defer srv.Close()
 	other := unlistedFaults(t)
 	var urls, good []string
-	for i, u := range corpora.FaultURLs(srv.URL) {
-		urls = append(urls, u)
+	for i, path := range mixedFaults {
+		if !slices.Contains(corpora.FaultPaths(), path) {
+			t.Fatalf("%s is not a fault page of the corpus", path)
+		}
+		urls = append(urls, srv.URL+path)
 		if i%3 == 0 {
 			g := fmt.Sprintf("%s/index.html?after=%d", srv.URL, i)
 			urls, good = append(urls, g), append(good, g)
