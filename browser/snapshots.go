@@ -370,21 +370,24 @@ func (b *axBuilder) build(ctx context.Context) error {
 		limit = pipeline.DefaultMaxAXNodes
 	}
 	// The DOM snapshot that counts every node costs about as much as the
-	// tree on a huge page: first count the main document's elements, which
-	// the browser knows at once.
-	if len(b.in.Worlds) > 0 {
+	// tree on a huge page: first ask the renderer for its count of live
+	// nodes, which it knows at once and which reaches what a script does
+	// not (closed shadow roots, the documents of same-origin frames). Only
+	// when it cannot tell, count the main document's elements in the
+	// capture's world. Each is a round trip that waits behind the AI
+	// snapshot taken at the same time, so the second is not asked for
+	// when the first answered: every element is a live node.
+	n, err := liveNodes(b.in.Session, limit)
+	switch {
+	case err == nil && n > limit:
+		return fmt.Errorf("%w: %d live DOM nodes in the page's renderer (shadow roots and same-origin frames included), more than %d", ErrTooLarge, n, limit)
+	case err != nil && len(b.in.Worlds) > 0:
 		w := b.in.Worlds[0]
 		if n, err := evaluateIn(w.Session, w.Context, "document.getElementsByTagName('*').length", 0); err == nil {
 			if f, ok := n.(float64); ok && int(f) > limit {
 				return fmt.Errorf("%w: %d elements, more than %d DOM nodes", ErrTooLarge, int(f), limit)
 			}
 		}
-	}
-	// Neither count reaches closed shadow roots or the documents of
-	// same-origin frames, which the DOM snapshot holds: the renderer's own
-	// count of its live nodes does, at once.
-	if n, err := liveNodes(b.in.Session, limit); err == nil && n > limit {
-		return fmt.Errorf("%w: %d live DOM nodes in the page's renderer (shadow roots and same-origin frames included), more than %d", ErrTooLarge, n, limit)
 	}
 	main, err := b.addProcess(b.in.Session)
 	if err != nil {

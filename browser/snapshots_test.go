@@ -318,15 +318,22 @@ func TestTakeAXTree_TooLarge(t *testing.T) {
 	l := b.load(t, srv.URL+"/gen/table?rows=100")
 	in := l.input(t)
 	in.MaxNodes = 500
-	// The capture's world counts the elements first; without one, the DOM
-	// snapshot counts every node.
-	if _, err := TakeAXTree(context.Background(), in); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "elements") {
-		t.Errorf("TakeAXTree of a 100-row table with MaxNodes 500: %v, want ErrTooLarge on the element count", err)
+	// The renderer's count of live nodes refuses the page, with or
+	// without the capture's world.
+	if _, err := TakeAXTree(context.Background(), in); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "live DOM nodes") {
+		t.Errorf("TakeAXTree of a 100-row table with MaxNodes 500: %v, want ErrTooLarge on the renderer's count of live nodes", err)
 	}
 	bare := in
 	bare.Worlds = nil
 	if _, err := TakeAXTree(context.Background(), bare); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "live DOM nodes") {
 		t.Errorf("TakeAXTree without a world, MaxNodes 500: %v, want ErrTooLarge on the renderer's count of live nodes", err)
+	}
+	// When the renderer does not count, the capture's world counts the
+	// main document's elements.
+	noMetrics := in
+	noMetrics.Session = refuseSender{in.Session, "Performance."}
+	if _, err := TakeAXTree(context.Background(), noMetrics); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "elements") {
+		t.Errorf("TakeAXTree with no Performance domain, MaxNodes 500: %v, want ErrTooLarge on the element count", err)
 	}
 	in.MaxNodes = 0
 	if _, err := TakeAXTree(context.Background(), in); err != nil {
@@ -585,4 +592,18 @@ func TestTakeAXTree_ClosedShadowTooLarge(t *testing.T) {
 	if _, err := TakeAXTree(context.Background(), small.input(t)); err != nil {
 		t.Errorf("a corpus page: %v", err)
 	}
+}
+
+// refuseSender refuses the CDP methods that start with prefix and sends
+// the others on.
+type refuseSender struct {
+	cdpSender
+	prefix string
+}
+
+func (r refuseSender) Send(method string, params map[string]any) (any, error) {
+	if strings.HasPrefix(method, r.prefix) {
+		return nil, fmt.Errorf("%s refused by the test", method)
+	}
+	return r.cdpSender.Send(method, params)
 }
