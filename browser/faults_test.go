@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -111,9 +112,12 @@ func wantTitle(prefix string) func(*testing.T, string, dataset.PageRow) {
 	}
 }
 
-// TestRun_Faults crawls each fault page of the corpus, then a plain page,
-// with one worker: the fault gets its row with its error kind within its
-// timeout, and the same worker then captures the plain page.
+// TestRun_Faults crawls each fault page of the corpus, each followed by a
+// plain page, with one worker: the fault gets its row with its error kind
+// within its timeout, and the same worker then captures the plain page.
+// The cases that share a timeout and a retry count share one crawl (a
+// crawl has one timeout), so that the test pays for a crawl's start a few
+// times rather than once a page.
 func TestRun_Faults(t *testing.T) {
 	requireChromium(t)
 	if got, want := len(faultCases), len(corpora.FaultPaths()); got != want {
@@ -123,34 +127,59 @@ func TestRun_Faults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { srv.Close() }) // after the parallel subtests
+	defer srv.Close()
 	b := mustLaunchChromium(t, defaultTestConfig())
-	good := srv.URL + "/faults/landing"
+	// good is the plain page crawled after the case's fault page.
+	good := func(tc faultCase) string { return srv.URL + "/faults/landing?after=" + url.QueryEscape(tc.path) }
+
+	type group struct {
+		timeout time.Duration
+		retries int
+	}
+	var order []group
+	cases := map[group][]faultCase{}
+	for _, tc := range faultCases {
+		g := group{tc.timeout, tc.retries}
+		if _, ok := cases[g]; !ok {
+			order = append(order, g)
+		}
+		cases[g] = append(cases[g], tc)
+	}
+	rows := map[string]dataset.PageRow{}
+	for _, g := range order {
+		var urls []string
+		for _, tc := range cases[g] {
+			urls = append(urls, srv.URL+tc.path, good(tc))
+		}
+		cfg := pipeline.DefaultConfig()
+		cfg.UseFormats([]string{space.FormatActionSpace}) // the other formats are tested apart
+		cfg.RunID = "faults"
+		cfg.Workers = 1
+		cfg.Timeout = g.timeout
+		cfg.Retries = g.retries
+		cfg.Expansions = []int{0}
+		cfg.Encodings = []metrics.Encoding{metrics.CL100K}
+		cfg.Logger = testLogger(t)
+		start := time.Now()
+		stats, err := pipeline.Run(context.Background(), cfg, b, pipeline.TargetsFromURLs(urls), func(res pipeline.Result) error {
+			rows[res.Page.URL] = res.Page
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		if stats.OK+stats.Failed != len(urls) {
+			t.Errorf("timeout %v, %d retries: stats %+v, want %d rows", g.timeout, g.retries, stats, len(urls))
+		}
+		t.Logf("timeout %v, %d retries: %d URLs in %v", g.timeout, g.retries, len(urls), time.Since(start).Round(time.Millisecond))
+	}
 
 	for _, tc := range faultCases {
 		t.Run(strings.TrimPrefix(tc.path, "/faults/"), func(t *testing.T) {
-			cfg := pipeline.DefaultConfig()
-			cfg.UseFormats([]string{space.FormatActionSpace}) // the other formats are tested apart
-			cfg.RunID = "faults"
-			cfg.Workers = 1
-			cfg.Timeout = tc.timeout
-			cfg.Retries = tc.retries
-			cfg.Expansions = []int{0}
-			cfg.Encodings = []metrics.Encoding{metrics.CL100K}
-			cfg.Logger = testLogger(t)
-			rows := map[string]dataset.PageRow{}
-			start := time.Now()
-			stats, err := pipeline.Run(context.Background(), cfg, b, pipeline.TargetsFromURLs([]string{srv.URL + tc.path, good}), func(res pipeline.Result) error {
-				rows[res.Page.URL] = res.Page
-				return nil
-			})
-			if err != nil {
-				t.Fatalf("Run: %v", err)
+			row, ok := rows[srv.URL+tc.path]
+			if !ok {
+				t.Fatalf("no row")
 			}
-			if stats.OK+stats.Failed != 2 || len(rows) != 2 {
-				t.Fatalf("stats %+v, %d rows, want 2 rows", stats, len(rows))
-			}
-			row := rows[srv.URL+tc.path]
 			giveUp := time.Duration(row.TotalMS * float64(time.Millisecond))
 			t.Logf("%s -> status=%s error_kind=%q http=%v in %.1fs (attempts %d): %s", tc.path, row.Status, row.ErrorKind,
 				ptrString(row.HTTPStatus), giveUp.Seconds(), row.Attempts, row.ErrorMessage)
@@ -173,11 +202,10 @@ func TestRun_Faults(t *testing.T) {
 			if tc.check != nil {
 				tc.check(t, srv.URL, row)
 			}
-			if next := rows[good]; next.Status != dataset.StatusOK || next.Title != "Landing" {
+			if next := rows[good(tc)]; next.Status != dataset.StatusOK || next.Title != "Landing" {
 				t.Errorf("the next URL after the fault: status %q (%s %s), title %q, want a capture of Landing",
 					next.Status, next.ErrorKind, next.ErrorMessage, next.Title)
 			}
-			t.Logf("case took %v", time.Since(start).Round(time.Millisecond))
 		})
 	}
 }

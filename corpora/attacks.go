@@ -76,7 +76,8 @@ var attackPaths = []string{
 //     of 1,000 options, all selected.
 //
 // /attacks/frames/frame is the document each frame shows (not a page of
-// its own).
+// its own). /attacks/frames?rows=N makes each frame N rows of 100
+// elements instead (1 ≤ N ≤ 100), for tests of lowered budgets.
 func AttackPaths() []string { return append([]string(nil), attackPaths...) }
 
 // browserAttackPaths lists the attack pages on the browser adapter's own
@@ -122,11 +123,15 @@ for (let i = 1; i <= %d; i++) {
 }
 </script>`, AttackDepth, AttackButtons)))
 	mux.HandleFunc("GET /attacks/frames", func(w http.ResponseWriter, r *http.Request) {
+		rows := ""
+		if n, ok := frameRows(r); ok {
+			rows = "&rows=" + strconv.Itoa(n)
+		}
 		var b strings.Builder
 		b.WriteString("<h1>Cross-origin frames</h1>\n<div style=\"display:grid;grid-template-columns:repeat(5,240px);gap:4px\">\n")
 		for i := 1; i <= AttackFrames; i++ {
 			fmt.Fprintf(&b, "<iframe title=\"Frame %d\" src=\"%s\" style=\"width:236px;height:120px;border:1px solid #555\"></iframe>\n",
-				i, html.EscapeString(altOrigin+"/attacks/frames/frame?n="+strconv.Itoa(i)))
+				i, html.EscapeString(altOrigin+"/attacks/frames/frame?n="+strconv.Itoa(i)+rows))
 		}
 		b.WriteString("</div>\n<button type=\"button\">After the frames</button>")
 		faultPage("Cross-origin frames", b.String())(w, r)
@@ -177,15 +182,33 @@ func startAttackPage(w http.ResponseWriter, title string) *bufio.Writer {
 	return bw
 }
 
+// frameRows is the rows=N query parameter of the frames page and its
+// frames, which sets a frame's size to N rows of 100 elements instead of
+// AttackFrameNodes elements: a test of how frames spend a lowered node
+// budget needs no full-size page. It reports false when r has none or an
+// invalid one.
+func frameRows(r *http.Request) (int, bool) {
+	n, err := strconv.Atoi(r.URL.Query().Get("rows"))
+	if err != nil || n < 1 || n > AttackFrameNodes/100 {
+		return 0, false
+	}
+	return n, true
+}
+
 // attackFrame is one frame of /attacks/frames: AttackFrameNodes elements
-// in rows of 100, the first of each ten rows' elements buttons. The
-// document ends with its last element (no white space after it), so that a
-// capture of exactly its nodes is not cut.
+// (or the rows its rows parameter asks for) in rows of 100, the first of
+// each ten rows' elements buttons. The document ends with its last
+// element (no white space after it), so that a capture of exactly its
+// nodes is not cut.
 func attackFrame(w http.ResponseWriter, r *http.Request) {
 	n := r.URL.Query().Get("n")
+	rows, ok := frameRows(r)
+	if !ok {
+		rows = AttackFrameNodes / 100
+	}
 	bw := startAttackPage(w, "Frame "+n)
 	fmt.Fprintf(bw, "<p>Frame %s</p>", html.EscapeString(n))
-	for row := 0; row < AttackFrameNodes/100; row++ {
+	for row := 0; row < rows; row++ {
 		bw.WriteString("<div>")
 		for k := 0; k < 99; k++ {
 			if k%10 == 0 {

@@ -28,6 +28,9 @@ func TestHandler_Attacks(t *testing.T) {
 		{"/attacks/deep-controls", 0, [2]any{"i < 2000", 1}},
 		{"/attacks/frames", 0, [2]any{`src="http://other.test/attacks/frames/frame?n=`, AttackFrames}},
 		{"/attacks/frames/frame?n=7", 0, [2]any{"<button", AttackFrameNodes / 10}},
+		{"/attacks/frames?rows=3", 0, [2]any{`frame?n=9&amp;rows=3"`, 1}},
+		{"/attacks/frames/frame?n=7&rows=3", 0, [2]any{"<button", 30}},
+		{"/attacks/frames/frame?n=7&rows=0", 0, [2]any{"<button", AttackFrameNodes / 10}},
 		{"/attacks/title", AttackTitleBytes, [2]any{"<title>", 1}},
 		{"/attacks/attributes", 0, [2]any{`="`, AttackAttributes + 2}}, // and html lang, meta charset
 		{"/attacks/html", AttackHTMLBytes, [2]any{"<button", 0}},
