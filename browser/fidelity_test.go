@@ -37,7 +37,11 @@ func TestOfflineFilterMatchesBrowser(t *testing.T) {
 // compareWithOracle loads each URL with the capture script and the oracle
 // evaluated one after the other in the same isolated world, and requires
 // the offline filter and the oracle to agree at every oracleExpansions
-// setting. check, when not nil, also sees each capture.
+// setting. check, when not nil, also sees each capture. In the same page
+// state it runs the capture script once more with ExactOcclusion (every
+// measurable element hit-tested) and requires the same record: skipping
+// the hit tests that cannot find anything on top changes no answer (see
+// TestOcclusionShortcutIsExact).
 //
 // The wrapped script returns {capture, oracle} rather than a capture
 // record, so the browser adapter leaves cross-origin frames unstitched:
@@ -50,8 +54,10 @@ func compareWithOracle(t *testing.T, urls []string, check func(t *testing.T, url
 		t.Fatal(err)
 	}
 	cfg := defaultTestConfig()
-	cfg.launch.script = "(arg) => JSON.stringify({capture: (" + dom.Script() + ")(arg.capture), oracle: JSON.parse((" + string(oracle) + ")(arg.expansions))})"
-	cfg.launch.scriptArg = map[string]any{"capture": dom.DefaultScriptOptions(), "expansions": oracleExpansions}
+	exact := dom.DefaultScriptOptions()
+	exact.ExactOcclusion = true
+	cfg.launch.script = "(arg) => { const capture = " + dom.Script() + "\n; return JSON.stringify({capture: capture(arg.capture), exact: capture(arg.exact), oracle: JSON.parse((" + string(oracle) + ")(arg.expansions))}); }"
+	cfg.launch.scriptArg = map[string]any{"capture": dom.DefaultScriptOptions(), "exact": exact, "expansions": oracleExpansions}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	page := mustNewPage(t, mustLaunchChromium(t, cfg))
@@ -65,6 +71,7 @@ func compareWithOracle(t *testing.T, urls []string, check func(t *testing.T, url
 		}
 		var both struct {
 			Capture string             `json:"capture"`
+			Exact   string             `json:"exact"`
 			Oracle  map[string][][]any `json:"oracle"`
 		}
 		if err := json.Unmarshal(load.Capture, &both); err != nil {
@@ -73,6 +80,13 @@ func compareWithOracle(t *testing.T, urls []string, check func(t *testing.T, url
 		c, err := dom.Parse([]byte(both.Capture))
 		if err != nil {
 			t.Fatalf("%s: %v", u, err)
+		}
+		exact, err := dom.Parse([]byte(both.Exact))
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		if d := diffCaptures(withoutRunFields(c), withoutRunFields(exact)); d != "" {
+			t.Errorf("%s: capture with the occlusion shortcut differs from the exact one: %s", u, d)
 		}
 		if check != nil {
 			check(t, u, c)

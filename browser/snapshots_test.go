@@ -112,52 +112,40 @@ func nearRect(a, b dom.Rect) bool {
 	return true
 }
 
-// TestTakeAXTree_Corpus: on every corpus page, every element the capture
-// recorded is resolved to its DOM node, and every node tied to a capture
-// element has that element's tag and box.
-func TestTakeAXTree_Corpus(t *testing.T) {
-	t.Parallel()
-	b := newTestBrowser(t)
-	srv, err := corpora.Start()
-	if err != nil {
-		t.Fatal(err)
+// checkTreeResolves requires of rec, the accessibility tree of the page l
+// holds, that every element the capture recorded resolves to its DOM
+// node, and that every node tied to a capture element has that element's
+// tag and box. TestGroundTruth runs it on every corpus page.
+func checkTreeResolves(t *testing.T, url string, l *loaded, rec *axtree.Record) {
+	t.Helper()
+	if err := rec.Check(); err != nil {
+		t.Fatalf("%s: %v", url, err)
 	}
-	defer srv.Close()
-	for _, url := range corpora.DefaultURLs(srv.URL) {
-		l := b.load(t, url)
-		rec, err := TakeAXTree(context.Background(), l.input(t))
-		if err != nil {
-			t.Fatalf("%s: %v", url, err)
+	elements := 0
+	for _, n := range l.capture.Nodes {
+		if n.Kind == dom.ElementNode {
+			elements++
 		}
-		if err := rec.Check(); err != nil {
-			t.Fatalf("%s: %v", url, err)
+	}
+	if m := rec.Match; m.Method != "ordinal" || m.Elements != elements || m.Resolved != elements || m.Mismatched != 0 {
+		t.Errorf("%s: match %+v, want all %d captured elements resolved", url, m, elements)
+	}
+	tied := 0
+	for i, n := range rec.Nodes {
+		if n.Capture < 0 {
+			continue
 		}
-		elements := 0
-		for _, n := range l.capture.Nodes {
-			if n.Kind == dom.ElementNode {
-				elements++
-			}
+		tied++
+		c := l.capture.Nodes[n.Capture]
+		if c.Tag != n.Tag {
+			t.Errorf("%s: node %d (%s %q) tied to a %s", url, i, n.Role, n.Name, c.Tag)
 		}
-		if m := rec.Match; m.Method != "ordinal" || m.Elements != elements || m.Resolved != elements || m.Mismatched != 0 {
-			t.Errorf("%s: match %+v, want all %d captured elements resolved", url, m, elements)
+		if n.Box != nil && c.Visible && !nearRect(*n.Box, c.Rect) {
+			t.Errorf("%s: node %d (%s %q) box %v, capture rect %v", url, i, n.Role, n.Name, *n.Box, c.Rect)
 		}
-		tied := 0
-		for i, n := range rec.Nodes {
-			if n.Capture < 0 {
-				continue
-			}
-			tied++
-			c := l.capture.Nodes[n.Capture]
-			if c.Tag != n.Tag {
-				t.Errorf("%s: node %d (%s %q) tied to a %s", url, i, n.Role, n.Name, c.Tag)
-			}
-			if n.Box != nil && c.Visible && !nearRect(*n.Box, c.Rect) {
-				t.Errorf("%s: node %d (%s %q) box %v, capture rect %v", url, i, n.Role, n.Name, *n.Box, c.Rect)
-			}
-		}
-		if tied < 10 {
-			t.Errorf("%s: only %d nodes tied to the capture", url, tied)
-		}
+	}
+	if tied < 10 {
+		t.Errorf("%s: only %d nodes tied to the capture", url, tied)
 	}
 }
 
@@ -400,7 +388,7 @@ func TestTakeAISnapshot_Scrolled(t *testing.T) {
 // capture's world (DOM.resolveNode, one call per node, then one script
 // call), and logs what each costs. Both must agree on every node they both
 // resolve. It measures a design choice, and its thousands of calls take
-// a minute; TestTakeAXTree_Corpus checks the ordinals on every run.
+// a minute; TestGroundTruth checks the ordinals on every run (checkTreeResolves).
 func TestSoak_IdentityMethods(t *testing.T) {
 	soaktest.Require(t, "the cost of the two ways to tie accessibility nodes to capture elements, on the corpus")
 	t.Parallel()

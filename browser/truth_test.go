@@ -64,7 +64,9 @@ var truthFigures = map[string]string{
 // (recall and precision: its elements on the whole page) and the fast
 // mode at E=-1 (recall: truth elements with an ID, or with a label that
 // has one). It names every miss, logs the figures, and pins them
-// (truthFigures).
+// (truthFigures). Each page's accessibility tree must also resolve every
+// element of its capture (checkTreeResolves): one load of the corpus
+// serves both checks.
 func TestGroundTruth(t *testing.T) {
 	t.Parallel()
 	b := newTestBrowser(t)
@@ -86,6 +88,7 @@ func TestGroundTruth(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
+		checkTreeResolves(t, p, l, rec)
 		tree := dom.NewTree(l.capture)
 
 		// The truth, as capture elements.
