@@ -66,8 +66,11 @@ func TestSplit_Pieces(t *testing.T) {
 
 // TestCount_Linear times counting runs of the shapes that took the
 // tokenizer's regular expression quadratic time, at 64 KiB and at 512
-// KiB, in CPU time (the machine may be shared): eight times the text must
-// take well under 64 times as long, which a quadratic count would.
+// KiB, in CPU time (the machine may be shared), best of three: eight
+// times the text must take well under 64 times as long, which a quadratic
+// count would. The 50 ms of slack cover a garbage collection counted in
+// the process's CPU time, which made a 4 ms count read 108 ms at 512 KiB
+// on a loaded machine.
 func TestCount_Linear(t *testing.T) {
 	if testing.Short() {
 		// A timing in one goroutine: under the race detector (the -short
@@ -85,7 +88,7 @@ func TestCount_Linear(t *testing.T) {
 	}
 	best := func(enc Encoding, text string) time.Duration {
 		var d time.Duration
-		for k := range 2 {
+		for k := range 3 {
 			start := cpuTime(t)
 			if _, err := c.Count(enc, text); err != nil {
 				t.Fatal(err)
@@ -102,7 +105,7 @@ func TestCount_Linear(t *testing.T) {
 			large := "x" + strings.Repeat(s.unit, (512<<10)/len(s.unit)) + "y"
 			ds, dl := best(enc, small), best(enc, large)
 			t.Logf("%s %s: 64 KiB in %v, 512 KiB in %v of CPU time", s.name, enc, ds, dl)
-			if dl > 20*ds+20*time.Millisecond {
+			if dl > 20*ds+50*time.Millisecond {
 				t.Errorf("%s %s: 64 KiB in %v, 512 KiB in %v: not linear", s.name, enc, ds, dl)
 			}
 		}
