@@ -33,10 +33,17 @@ func TestTakeExtra(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			defer cancel()
+			// A slow try hangs until the test ends, ignoring its context,
+			// as a stuck browser call does. (One that answered soon after
+			// its limit could be taken in time by a caller scheduled late
+			// on a loaded machine, and the test would measure the
+			// scheduler.)
+			stuck := make(chan struct{})
+			defer close(stuck)
 			var tries atomic.Int32
 			_, err, late := takeExtra(ctx, "record", tt.last, func(tctx context.Context, limit time.Duration) (int, error) {
 				if int(tries.Add(1)) <= tt.slowTries {
-					time.Sleep(limit + 200*time.Millisecond) // ignores its context, as a stuck browser call does
+					<-stuck
 					return 0, nil
 				}
 				return 1, tt.fail
