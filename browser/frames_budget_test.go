@@ -12,14 +12,14 @@ import (
 
 // TestFrames_BudgetCoversThePage loads the attack page of 50 cross-origin
 // frames through the browser adapter, each frame lowered to 1,000 nodes
-// and the node budget to 20,000, so that the frames together hold more
-// nodes than a capture may (as the full-size page does against the
-// default budget, which the crawl's attack test loads): the stitched
-// capture holds at most the node budget, whatever the number of frames,
-// and says it was cut. With a
-// budget of exactly the page and two frames, the third frame is left out
-// whole and that alone marks the capture truncated. A character budget is
-// spent the same way.
+// (/attacks/frames?rows=10) and the node budget to 20,000: the frames
+// together hold more nodes than a capture may, as the full-size frames do
+// against the default budget, at a tenth of the load time (the crawl's
+// attack test loads the full-size page). The stitched capture holds at
+// most the node budget, whatever the number of frames, and says it was
+// cut. With a budget of exactly the page and two frames, the third frame
+// is left out whole and that alone marks the capture truncated. A
+// character budget is spent the same way.
 func TestFrames_BudgetCoversThePage(t *testing.T) {
 	t.Parallel()
 	requireChromium(t)
