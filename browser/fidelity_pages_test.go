@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -626,12 +625,11 @@ func TestOfflineFilterMatchesBrowser_Fidelity(t *testing.T) {
 	})
 }
 
-// TestOcclusionShortcutIsExact runs the capture script twice in the same
-// page state, as crawls run it and with ExactOcclusion (every measurable
-// element hit-tested), on a generated table of 1,000 rows, and requires
-// the same record: skipping the hit tests that cannot find anything on top
-// changes no answer. compareWithOracle makes the same check on the corpus
-// and the fidelity pages, in the loads it makes for the oracle.
+// TestOcclusionShortcutIsExact runs compareWithOracle, whose loads also
+// capture each page with ExactOcclusion (every measurable element
+// hit-tested) and require the same record, on a generated table of 1,000
+// rows: many elements, none on top of another. The oracle tests make the
+// same check on the corpus and the fidelity pages.
 func TestOcclusionShortcutIsExact(t *testing.T) {
 	t.Parallel()
 	requireChromium(t)
@@ -640,33 +638,5 @@ func TestOcclusionShortcutIsExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	exact := dom.DefaultScriptOptions()
-	exact.ExactOcclusion = true
-	cfg := defaultTestConfig()
-	cfg.launch.script = "(arg) => { const capture = " + dom.Script() + "\n; return JSON.stringify({fast: capture(arg.fast), exact: capture(arg.exact)}); }"
-	cfg.launch.scriptArg = map[string]any{"fast": dom.DefaultScriptOptions(), "exact": exact}
-	page := mustNewPage(t, mustLaunchChromium(t, cfg))
-	for _, u := range []string{srv.URL + "/gen/table?rows=1000"} {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		ld, err := page.Load(ctx, u)
-		cancel()
-		if err != nil {
-			t.Fatalf("%s: %v", u, err)
-		}
-		var both struct{ Fast, Exact string }
-		if err := json.Unmarshal(ld.Capture, &both); err != nil {
-			t.Fatalf("%s: %v", u, err)
-		}
-		fast, err := dom.Parse([]byte(both.Fast))
-		if err != nil {
-			t.Fatalf("%s: %v", u, err)
-		}
-		slow, err := dom.Parse([]byte(both.Exact))
-		if err != nil {
-			t.Fatalf("%s: %v", u, err)
-		}
-		if d := diffCaptures(withoutRunFields(fast), withoutRunFields(slow)); d != "" {
-			t.Errorf("%s: capture with the occlusion shortcut differs from the exact one: %s", u, d)
-		}
-	}
+	compareWithOracle(t, []string{srv.URL + "/gen/table?rows=1000"}, nil)
 }
