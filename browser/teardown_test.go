@@ -57,6 +57,26 @@ func (h *hostilePages) beaconsIn(d time.Duration) int64 {
 	return h.beacons.Load() - n
 }
 
+// quietLate bounds how long after an unacknowledged quiet the page's
+// scripts may go on: the renderer of a busy machine applies the commands
+// late, but it applies them.
+const quietLate = 10 * time.Second
+
+// beaconsStop waits, at most within, for a second with no beacon. It
+// returns how long after the call the beacons stopped, to the second, and
+// whether they did.
+func (h *hostilePages) beaconsStop(within time.Duration) (time.Duration, bool) {
+	start := time.Now()
+	last := start
+	for time.Since(start) < within {
+		if h.beaconsIn(time.Second) == 0 {
+			return last.Sub(start), true
+		}
+		last = time.Now()
+	}
+	return within, false
+}
+
 // failedLoad loads path in page and wants it to time out; it returns the
 // tab the page stays in, once the page's scripts are seen running.
 func (h *hostilePages) failedLoad(t *testing.T, page pipeline.Page, path string) *pwTab {
@@ -96,17 +116,23 @@ func TestChromium_QuietStopsScripts(t *testing.T) {
 			start := time.Now()
 			err := tab.quiet()
 			took := time.Since(start)
-			if err != nil {
-				// The commands went: a renderer or driver slow to answer
-				// (a busy machine) still gets them.
-				t.Logf("quiet: %v", err)
-			}
 			if took > quietWait+500*time.Millisecond {
 				t.Errorf("quiet took %v, want at most %v", took, quietWait)
 			}
-			time.Sleep(200 * time.Millisecond) // beacons already on their way
-			if n := h.beaconsIn(time.Second); n != 0 {
-				t.Errorf("%d beacons in the second after quiet: the page's scripts still run", n)
+			if err != nil {
+				// The commands went, unacknowledged: a renderer starved by
+				// a busy machine applies them late. They must still land.
+				t.Logf("quiet: %v", err)
+				if stopped, ok := h.beaconsStop(quietLate); !ok {
+					t.Errorf("beacons still come %v after an unacknowledged quiet: the page's scripts still run", quietLate)
+				} else {
+					t.Logf("the page's scripts stopped %v after quiet returned", stopped.Round(time.Millisecond))
+				}
+			} else {
+				time.Sleep(200 * time.Millisecond) // beacons already on their way
+				if n := h.beaconsIn(time.Second); n != 0 {
+					t.Errorf("%d beacons in the second after quiet: the page's scripts still run", n)
+				}
 			}
 			if crashed.Load() != 0 || closed.Load() != 0 || page.(*pwPage).brokenErr() != nil {
 				t.Errorf("quiet crashed or closed the page (crash %d, close %d, broken %v)", crashed.Load(), closed.Load(), page.(*pwPage).brokenErr())
