@@ -205,8 +205,9 @@ func TestCrawl_AttackPages(t *testing.T) {
 	opts := dom.DefaultScriptOptions()
 	for _, r := range pages {
 		path := strings.TrimPrefix(r.URL, srv.URL)
-		t.Logf("%-24s %-5s total %6.0f ms (navigate %s, capture %s, content %s); capped %v; html %d bytes, %d stored; title %d bytes; %s nodes",
-			path, r.Status, r.TotalMS, msOf(r.NavigateMS), msOf(r.CaptureMS), msOf(r.ContentMS), r.CaptureCapped,
+		t.Logf("%-24s %-5s total %6.0f ms (navigate %s, settle %s, capture %s, content %s, axtree %s, aisnapshot %s, probe %s, process %s); axtree skipped %q, aisnapshot skipped %q; capped %v; html %d bytes, %d stored; title %d bytes; %s nodes",
+			path, r.Status, r.TotalMS, msOf(r.NavigateMS), msOf(r.SettleMS), msOf(r.CaptureMS), msOf(r.ContentMS),
+			msOf(r.AXTreeMS), msOf(r.AISnapshotMS), msOf(r.ActionableProbeMS), msOf(r.ProcessMS), r.AXTreeSkipped, r.AISnapshotSkipped, r.CaptureCapped,
 			deref(r.HTMLBytes), html[r.URL], len(r.Title), ptrText(r.DOMNodes))
 		if r.Status != dataset.StatusOK {
 			t.Errorf("%s: %s %s: %s", path, r.Status, r.ErrorKind, r.ErrorMessage)
