@@ -73,6 +73,9 @@ type AXTreeInput struct {
 	// (the crawl's --max-frames); frames past it are left out (not
 	// listed). 0 means MaxFrames.
 	MaxFrames int
+	// sized says that checkSize found the page within MaxNodes already
+	// (takeExtras counts once for both records).
+	sized bool
 }
 
 // ErrTooLarge is returned when a page has more DOM nodes than
@@ -126,7 +129,10 @@ func TakeAISnapshot(page playwright.Page, cdp cdpSender, timeout time.Duration) 
 // takeExtras takes, after the capture, the screenshot and the HTML (which
 // only read the page), the records of the page state cfg asks for into
 // ld: the accessibility tree and the AI snapshot, both at once (unless
-// cfg.Sequential), timing each. The two only read the page: the tree
+// cfg.Sequential), timing each. A page whose DOM holds more nodes than
+// cfg.MaxAXNodes gets neither: both are built in one reply the browser
+// cannot interrupt, so the nodes are counted first (checkSize) and both
+// are skipped as too_large. The two only read the page: the tree
 // through CDP, the snapshot through Playwright's injected script, so one
 // waits on the browser while the other does. A record that fails or that
 // the page is too large for is left out and ld says why (AXTreeSkipped,
@@ -148,6 +154,15 @@ func (p *pwPage) takeExtras(ctx context.Context, tab *pwTab, rawURL string, in A
 		snNoTime     bool
 	)
 	in.MaxNodes, in.MaxFrames = cfg.MaxAXNodes, p.cfg.MaxFrames
+	if cfg.AXTree || cfg.AISnapshot {
+		p.stage.Store("page size")
+		start := time.Now()
+		if err := checkSize(in); err != nil {
+			p.skipTooLarge(rawURL, cfg, time.Since(start), err, ld)
+			return
+		}
+		in.sized = true
+	}
 	takeTree := func(last bool) {
 		start := time.Now()
 		rec, axErr, axLate = takeExtra(ctx, "accessibility tree", last, func(actx context.Context, _ time.Duration) (*axtree.Record, error) {
@@ -194,6 +209,19 @@ func (p *pwPage) takeExtras(ctx context.Context, tab *pwTab, rawURL string, in A
 		return
 	}
 	p.keepSnapshot(ctx, rawURL, snap, snErr, snLate, cfg, secrets, ld)
+}
+
+// skipTooLarge records that the page is too large for either record
+// (err, from checkSize): neither is taken, each one asked for is skipped
+// as too_large and timed as the count that refused it.
+func (p *pwPage) skipTooLarge(rawURL string, cfg pipeline.ExtrasConfig, took time.Duration, err error, ld *pipeline.Load) {
+	if cfg.AXTree {
+		ld.AXTreeTime, ld.AXTreeSkipped = took, dataset.SkippedTooLarge
+	}
+	if cfg.AISnapshot {
+		ld.AISnapshotTime, ld.AISnapshotSkipped = took, dataset.SkippedTooLarge
+	}
+	p.log.Debug("accessibility tree and AI snapshot not taken", logURL, rawURL, logSkipped, dataset.SkippedTooLarge, logError, err)
 }
 
 // atOnce runs every f, each on a goroutine of its own, and returns once
@@ -365,28 +393,10 @@ func (b *axBuilder) build(ctx context.Context) error {
 		return errors.New("accessibility tree: no CDP session")
 	}
 	b.capture = map[nodeKey]int{}
-	limit := b.in.MaxNodes
-	if limit <= 0 {
-		limit = pipeline.DefaultMaxAXNodes
-	}
-	// The DOM snapshot that counts every node costs about as much as the
-	// tree on a huge page: first ask the renderer for its count of live
-	// nodes, which it knows at once and which reaches what a script does
-	// not (closed shadow roots, the documents of same-origin frames). Only
-	// when it cannot tell, count the main document's elements in the
-	// capture's world. Each is a round trip that waits behind the AI
-	// snapshot taken at the same time, so the second is not asked for
-	// when the first answered: every element is a live node.
-	n, err := liveNodes(b.in.Session, limit)
-	switch {
-	case err == nil && n > limit:
-		return fmt.Errorf("%w: %d live DOM nodes in the page's renderer (shadow roots and same-origin frames included), more than %d", ErrTooLarge, n, limit)
-	case err != nil && len(b.in.Worlds) > 0:
-		w := b.in.Worlds[0]
-		if n, err := evaluateIn(w.Session, w.Context, "document.getElementsByTagName('*').length", 0); err == nil {
-			if f, ok := n.(float64); ok && int(f) > limit {
-				return fmt.Errorf("%w: %d elements, more than %d DOM nodes", ErrTooLarge, int(f), limit)
-			}
+	limit := nodeLimit(b.in)
+	if !b.in.sized {
+		if err := checkSize(b.in); err != nil {
+			return err
 		}
 	}
 	main, err := b.addProcess(b.in.Session)
@@ -415,32 +425,61 @@ func (b *axBuilder) build(ctx context.Context) error {
 	return b.addTrees(ctx)
 }
 
-// liveNodes returns the number of DOM nodes alive in the renderer
-// process of session cdp (Performance.getMetrics' "Nodes"): every
-// document of the process, same-origin frames included, open and closed
-// shadow roots, and nodes the page dropped but the garbage collector has
-// not yet freed. Above limit but not twice above, it collects the
-// garbage and counts again, so that dropped nodes do not refuse a page
-// near the limit (a collection can take seconds on a large heap: far
-// above the limit it is not worth it).
-func liveNodes(cdp cdpSender, limit int) (int, error) {
-	if _, err := cdp.Send("Performance.enable", map[string]any{}); err != nil {
-		return 0, fmt.Errorf("count nodes: %w", err)
+// nodeLimit is in.MaxNodes, or its default.
+func nodeLimit(in AXTreeInput) int {
+	if in.MaxNodes <= 0 {
+		return pipeline.DefaultMaxAXNodes
 	}
-	defer func() { _, _ = cdp.Send("Performance.disable", map[string]any{}) }()
+	return in.MaxNodes
+}
+
+// checkSize returns an error wrapping ErrTooLarge when the page holds
+// more DOM nodes than in.MaxNodes, before anything costly is taken: the
+// accessibility tree and the AI snapshot are each built in one reply the
+// browser cannot interrupt, and the DOM snapshot that counts every node
+// costs about as much as the tree on a huge page. It asks the renderer
+// for its count of live nodes, which it knows at once and which reaches
+// what a script does not (closed shadow roots, the documents of
+// same-origin frames). Only when the renderer cannot tell, it counts the
+// main document's elements in the capture's world: every element is a
+// live node. It returns nil when the page is within the limit, or when
+// neither count could be had (TakeAXTree's DOM snapshot counts again).
+func checkSize(in AXTreeInput) error {
+	limit := nodeLimit(in)
+	n, err := liveNodes(in.Session, limit)
+	switch {
+	case err == nil && n > limit:
+		return fmt.Errorf("%w: %d live DOM nodes in the page's renderer (shadow roots and same-origin frames included), more than %d", ErrTooLarge, n, limit)
+	case err != nil && len(in.Worlds) > 0:
+		w := in.Worlds[0]
+		if n, err := evaluateIn(w.Session, w.Context, "document.getElementsByTagName('*').length", 0); err == nil {
+			if f, ok := n.(float64); ok && int(f) > limit {
+				return fmt.Errorf("%w: %d elements, more than %d DOM nodes", ErrTooLarge, int(f), limit)
+			}
+		}
+	}
+	return nil
+}
+
+// liveNodes returns the number of DOM nodes alive in the renderer
+// process of session cdp (Memory.getDOMCounters, one round trip with no
+// domain to enable): every document of the process, same-origin frames
+// included, open and closed shadow roots, and nodes the page dropped but
+// the garbage collector has not yet freed. Above limit but not twice
+// above, it collects the garbage and counts again, so that dropped nodes
+// do not refuse a page near the limit (a collection can take seconds on a
+// large heap: far above the limit it is not worth it).
+func liveNodes(cdp cdpSender, limit int) (int, error) {
 	count := func() (int, error) {
-		res, err := cdp.Send("Performance.getMetrics", map[string]any{})
+		res, err := cdp.Send("Memory.getDOMCounters", map[string]any{})
 		if err != nil {
 			return 0, fmt.Errorf("count nodes: %w", err)
 		}
-		list, _ := dig(res, "metrics").([]any)
-		for _, m := range list {
-			if name, _ := dig(m, "name").(string); name == "Nodes" {
-				v, _ := dig(m, "value").(float64)
-				return int(v), nil
-			}
+		v, ok := dig(res, "nodes").(float64)
+		if !ok {
+			return 0, errors.New("count nodes: no node count")
 		}
-		return 0, errors.New("count nodes: no Nodes metric")
+		return int(v), nil
 	}
 	n, err := count()
 	if err != nil || n <= limit || n > 2*limit {

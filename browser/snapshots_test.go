@@ -319,9 +319,9 @@ func TestTakeAXTree_TooLarge(t *testing.T) {
 	// When the renderer does not count, the capture's world counts the
 	// main document's elements.
 	noMetrics := in
-	noMetrics.Session = refuseSender{in.Session, "Performance."}
+	noMetrics.Session = refuseSender{in.Session, "Memory."}
 	if _, err := TakeAXTree(context.Background(), noMetrics); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "elements") {
-		t.Errorf("TakeAXTree with no Performance domain, MaxNodes 500: %v, want ErrTooLarge on the element count", err)
+		t.Errorf("TakeAXTree with no Memory domain, MaxNodes 500: %v, want ErrTooLarge on the element count", err)
 	}
 	in.MaxNodes = 0
 	if _, err := TakeAXTree(context.Background(), in); err != nil {
@@ -537,6 +537,18 @@ func TestChromium_LoadExtras(t *testing.T) {
 	}
 	if ld.HTML == "" || len(ld.Capture) == 0 {
 		t.Errorf("over the caps: the load lost its capture or HTML")
+	}
+	// Over the node cap alone, the AI snapshot is not taken either, and
+	// so when it is the only record asked for: the count comes first.
+	for _, tree := range []bool{true, false} {
+		nodes := pipeline.DefaultExtrasConfig()
+		nodes.AXTree, nodes.MaxAXNodes = tree, 50
+		ld = load(nodes)
+		if ld.AXTree != nil || ld.AISnapshot != nil || ld.AISnapshotSkipped != dataset.SkippedTooLarge || ld.AISnapshotTime <= 0 ||
+			(ld.AXTreeSkipped == dataset.SkippedTooLarge) != tree {
+			t.Errorf("tree asked %v, over the node cap: tree %v (%q), snapshot %v (%q, %v); want the snapshot skipped as too_large, and the tree if asked",
+				tree, ld.AXTree != nil, ld.AXTreeSkipped, ld.AISnapshot != nil, ld.AISnapshotSkipped, ld.AISnapshotTime)
+		}
 	}
 
 	// One after the other, as before: the same records.

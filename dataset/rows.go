@@ -225,8 +225,9 @@ type PageRow struct {
 	// not reached.
 	AISnapshotMS *float64 `parquet:"aisnapshot_ms"`
 	// AISnapshotSkipped says why the AI snapshot asked for was not stored:
-	// "too_large" (its text is longer than crawl --max-aisnapshot-bytes),
-	// "malformed" (its lines do not parse), "deadline" (it did not come
+	// "too_large" (its text is longer than crawl --max-aisnapshot-bytes,
+	// or the page's DOM holds more nodes than crawl --max-ax-nodes, so
+	// that it was not taken), "malformed" (its lines do not parse), "deadline" (it did not come
 	// within its share of the URL's time limit, twice) or "failed"; empty
 	// when it was stored or not asked for.
 	AISnapshotSkipped string `parquet:"aisnapshot_skipped"`

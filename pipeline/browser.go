@@ -206,9 +206,9 @@ type ExtrasConfig struct {
 	// AISnapshot takes Playwright's AI snapshot with boxes (what
 	// Playwright MCP agents read): the playwright-ai format.
 	AISnapshot bool
-	// MaxAXNodes skips the accessibility tree of a page whose DOM (in the
-	// page's process, frames included) holds more nodes (crawl
-	// --max-ax-nodes).
+	// MaxAXNodes skips the accessibility tree and the AI snapshot of a
+	// page whose DOM (in the page's process, frames included) holds more
+	// nodes, counted before either is taken (crawl --max-ax-nodes).
 	MaxAXNodes int
 	// MaxAISnapshotBytes drops an AI snapshot whose text is longer, in
 	// bytes (crawl --max-aisnapshot-bytes).
