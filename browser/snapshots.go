@@ -157,11 +157,14 @@ func (p *pwPage) takeExtras(ctx context.Context, tab *pwTab, rawURL string, in A
 	if cfg.AXTree || cfg.AISnapshot {
 		p.stage.Store("page size")
 		start := time.Now()
-		if err := checkSize(in); err != nil {
+		// Bounded by ctx like the records: a renderer that does not answer
+		// leaves the count to TakeAXTree, and the records to their limits.
+		_, err, ok := bounded.Call(ctx, 0, func() (struct{}, error) { return struct{}{}, checkSize(in) }, nil)
+		if ok && err != nil {
 			p.skipTooLarge(rawURL, cfg, time.Since(start), err, ld)
 			return
 		}
-		in.sized = true
+		in.sized = ok
 	}
 	takeTree := func(last bool) {
 		start := time.Now()
