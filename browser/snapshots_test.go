@@ -565,6 +565,39 @@ func TestChromium_LoadExtras(t *testing.T) {
 	}
 }
 
+// TestChromium_LoadExtrasAfterHugePage: a page over the node cap gets
+// neither extra, and the page loaded after it in the same tab gets both:
+// the huge page's nodes, left in the renderer, are collected before the
+// count and not held against the next page.
+func TestChromium_LoadExtrasAfterHugePage(t *testing.T) {
+	t.Parallel()
+	b := mustLaunchChromium(t, defaultTestConfig())
+	b.page.Extras = pipeline.DefaultExtrasConfig()
+	srv, err := corpora.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	page := mustNewPage(t, b)
+	for _, tt := range []struct {
+		path     string
+		tooLarge bool
+	}{{"/attacks/options", true}, {"/login.html", false}} {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		ld, err := page.Load(ctx, srv.URL+tt.path)
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: %v", tt.path, err)
+		}
+		skipped := ld.AXTreeSkipped == dataset.SkippedTooLarge && ld.AISnapshotSkipped == dataset.SkippedTooLarge
+		taken := ld.AXTree != nil && ld.AISnapshot != nil
+		if skipped != tt.tooLarge || taken == tt.tooLarge {
+			t.Errorf("%s: tree %v (%q), snapshot %v (%q); want both skipped as too_large: %v",
+				tt.path, ld.AXTree != nil, ld.AXTreeSkipped, ld.AISnapshot != nil, ld.AISnapshotSkipped, tt.tooLarge)
+		}
+	}
+}
+
 // TestTakeAXTree_ClosedShadowTooLarge: a closed shadow root of many nodes,
 // which neither the page's scripts nor the capture see, is counted before
 // anything costly is taken: the tree is refused as too large at once.
