@@ -157,14 +157,12 @@ func (p *pwPage) takeExtras(ctx context.Context, tab *pwTab, rawURL string, in A
 	if cfg.AXTree || cfg.AISnapshot {
 		p.stage.Store("page size")
 		start := time.Now()
-		// Bounded by ctx like the records: a renderer that does not answer
-		// leaves the count to TakeAXTree, and the records to their limits.
-		_, err, ok := bounded.Call(ctx, 0, func() (struct{}, error) { return struct{}{}, checkSize(in) }, nil)
-		if ok && err != nil {
+		answered, err := sizeWithin(ctx, in)
+		if answered && err != nil {
 			p.skipTooLarge(rawURL, cfg, time.Since(start), err, ld)
 			return
 		}
-		in.sized = ok
+		in.sized = answered
 	}
 	takeTree := func(last bool) {
 		start := time.Now()
@@ -462,6 +460,14 @@ func checkSize(in AXTreeInput) error {
 		}
 	}
 	return nil
+}
+
+// sizeWithin is checkSize bounded by ctx, like the records: answered is
+// false when ctx ended first (a renderer that does not answer), which
+// leaves the count to TakeAXTree and the records to their own limits.
+func sizeWithin(ctx context.Context, in AXTreeInput) (answered bool, err error) {
+	_, err, answered = bounded.Call(ctx, 0, func() (struct{}, error) { return struct{}{}, checkSize(in) }, nil)
+	return answered, err
 }
 
 // liveNodes returns the number of DOM nodes alive in the renderer
