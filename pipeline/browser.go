@@ -35,7 +35,8 @@ type Page interface {
 	// navigation has started, the partial Load: HTTP status (kept for
 	// KindHTTP), content type, final URL and the timings so far.
 	Load(ctx context.Context, url string) (*Load, error)
-	// Close closes the page and its browser context.
+	// Close closes the page and its browser context. It should return
+	// within CloseWait, after which the pool abandons the page.
 	Close() error
 }
 

@@ -34,8 +34,9 @@ const (
 	// WatchdogSlack is how long past an attempt's deadline the pool waits
 	// for Page.Load before it abandons the page and records a timeout.
 	WatchdogSlack = 5 * time.Second
-	// closeWait is how long the pool waits for Page.Close.
-	closeWait = 5 * time.Second
+	// CloseWait is how long the pool waits for Page.Close before it
+	// abandons the page, logging it; a Page's Close should return within it.
+	CloseWait = 5 * time.Second
 	// retryBackoff is the pause before the second attempt at a URL; later
 	// attempts wait a multiple of it.
 	retryBackoff = 250 * time.Millisecond
@@ -250,7 +251,7 @@ type worker struct {
 	loads   int // URLs loaded in page
 }
 
-// close closes the worker's page, waiting at most closeWait: the page of a
+// close closes the worker's page, waiting at most CloseWait: the page of a
 // dead browser may never answer.
 func (w *worker) close() {
 	if w.page == nil {
@@ -258,8 +259,8 @@ func (w *worker) close() {
 	}
 	p := w.page
 	w.page, w.loads = nil, 0
-	if !bounded.Close(closeWait, p.Close) {
-		w.log.Warn("page did not close in time; abandoned", "wait", closeWait)
+	if !bounded.Close(CloseWait, p.Close) {
+		w.log.Warn("page did not close in time; abandoned", "wait", CloseWait)
 	}
 }
 
