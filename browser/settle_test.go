@@ -61,10 +61,12 @@ func TestChromium_LoadSettleEvidence(t *testing.T) {
 		{pipeline.SettleQuietRule, "/fetching", false, 0, 0},
 		{pipeline.SettleEvidence, "/fetching", true, 0, 0},
 		{pipeline.SettleQuietRule, "/static", false, 0, pipeline.DefaultSettleQuiet},
-		// Sooner than the quiet rule can ever settle: its 500 ms window is
-		// the bound, not a share of it, which a loaded machine's few tens
-		// of milliseconds of layout checks would cross.
-		{pipeline.SettleEvidence, "/static", false, pipeline.DefaultSettleQuiet - time.Millisecond, 0},
+		// Well within the quiet rule's 500 ms window (about 90 ms here):
+		// a rule that waited 500 ms of quiet from the document's last
+		// change, not 100, settles at about 490 ms and is caught. The
+		// fastest of loadSettled's tries counts, so a loaded machine's
+		// stall of one load does not fail it.
+		{pipeline.SettleEvidence, "/static", false, pipeline.DefaultSettleQuiet / 2, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.settle+tt.url, func(t *testing.T) {
@@ -78,27 +80,40 @@ func TestChromium_LoadSettleEvidence(t *testing.T) {
 
 // loadSettled loads url on a page of the shared Chromium that settles by
 // rule, at most settleMax, and checks that settling took at least
-// minSettle and at most maxSettle (0: no bound).
+// minSettle and at most maxSettle (0: no bound). A load over maxSettle is
+// tried again, up to settleTries loads in all, and one within it passes: a
+// loaded machine can stall any one load, but a rule that waits longer
+// than the bound (for the quiet rule's window, for a poller) is over it
+// every time.
 func loadSettled(t *testing.T, rule, url string, settleMax, minSettle, maxSettle time.Duration) (*pipeline.Load, testCapture) {
 	t.Helper()
+	const settleTries = 3
 	cfg := testBrowserConfig()
 	cfg.page.Settle = rule
 	cfg.page.SettleMax = settleMax
 	b := mustLaunchChromium(t, cfg)
-	page := mustNewPage(t, b)
-	ctx, cancel := context.WithTimeout(context.Background(), settleMax+15*time.Second)
-	defer cancel()
-	ld, err := page.Load(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if maxSettle > 0 && ld.Settle > maxSettle {
-		t.Errorf("settled in %v, want less than %v", ld.Settle, maxSettle)
+	var ld *pipeline.Load
+	for try := 1; ; try++ {
+		page := mustNewPage(t, b)
+		ctx, cancel := context.WithTimeout(context.Background(), settleMax+15*time.Second)
+		var err error
+		ld, err = page.Load(ctx, url)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s %s: settled in %v", rule, url, ld.Settle)
+		if maxSettle == 0 || ld.Settle <= maxSettle {
+			break
+		}
+		if try == settleTries {
+			t.Errorf("settled in %v at the last of %d loads, each over the bound; want less than %v", ld.Settle, settleTries, maxSettle)
+			break
+		}
 	}
 	if ld.Settle < minSettle {
 		t.Errorf("settled in %v, want at least %v", ld.Settle, minSettle)
 	}
-	t.Logf("%s %s: settled in %v", rule, url, ld.Settle)
 	return ld, decodeTestCapture(t, ld)
 }
 
