@@ -299,8 +299,9 @@ func TestCrawl_FaultsMixed(t *testing.T) {
 	cfg.Workers = 2
 	// 8 s, not less: a good page beside /history-flood shares the browser
 	// process its flood of history entries keeps busy, and on a loaded
-	// 2-core machine (make test runs three packages' Chromiums at once) two
-	// 5 s attempts at /index.html both ran out in settle.
+	// 2-core machine (make test runs two packages' tests at once, each
+	// with its Chromium) two 5 s attempts at /index.html both ran out in
+	// settle.
 	cfg.Timeout = 8 * time.Second
 	// One retry, as a crawl has by default: on a loaded 2-core machine a
 	// good page's capture right after a hostile page can fail once

@@ -63,9 +63,9 @@ func TestChromium_LoadSettleEvidence(t *testing.T) {
 		{pipeline.SettleQuietRule, "/static", false, 0, pipeline.DefaultSettleQuiet},
 		// Well within the quiet rule's 500 ms window (about 90 ms here):
 		// a rule that waited 500 ms of quiet from the document's last
-		// change, not 100, settles at about 490 ms and is caught. The
-		// fastest of loadSettled's tries counts, so a loaded machine's
-		// stall of one load does not fail it.
+		// change, not 100, settles at about 490 ms and is caught. One of
+		// loadSettled's tries within the bound passes, so a loaded
+		// machine's stall of one load does not fail it.
 		{pipeline.SettleEvidence, "/static", false, pipeline.DefaultSettleQuiet / 2, 0},
 	}
 	for _, tt := range tests {
