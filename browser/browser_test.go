@@ -62,6 +62,7 @@ func TestKindOf(t *testing.T) {
 		{"target closed", fmt.Errorf("%w: Target page, context or browser has been closed", playwright.ErrTargetClosed), pipeline.KindBrowser},
 		{"crash", errors.New("Navigation failed because page crashed!"), pipeline.KindBrowser},
 		{"broken page", fmt.Errorf("%w: renderer crashed", errPageBroken), pipeline.KindBrowser},
+		{"server gone", errors.New("create isolated world: Connection closed"), pipeline.KindBrowser},
 		{"net error", errors.New("net::ERR_CONNECTION_REFUSED at http://127.0.0.1:1/"), pipeline.KindNavigate},
 		{"download", errors.New("Download is starting"), pipeline.KindContentType},
 		{"unknown", errors.New("something else"), pipeline.KindCapture},

@@ -27,7 +27,10 @@ func kindOf(err error, fallback pipeline.ErrorKind) pipeline.ErrorKind {
 		return pipeline.KindTimeout
 	case errors.Is(err, playwright.ErrTargetClosed), errors.Is(err, errPageBroken),
 		strings.Contains(msg, "crashed"), strings.Contains(msg, "has been closed"),
-		strings.Contains(msg, "Target closed"), strings.Contains(msg, "browser has disconnected"):
+		strings.Contains(msg, "Target closed"), strings.Contains(msg, "browser has disconnected"),
+		// The driver's connection (or a remote browser server's) went
+		// away under a call: the browser is lost, not the page's capture.
+		strings.Contains(msg, "Connection closed"):
 		return pipeline.KindBrowser
 	case strings.Contains(msg, "Download is starting"):
 		return pipeline.KindContentType
