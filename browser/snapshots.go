@@ -69,6 +69,11 @@ type AXTreeInput struct {
 	// tree is taken and TakeAXTree returns ErrTooLarge (see
 	// pipeline.DefaultMaxAXNodes). 0 means pipeline.DefaultMaxAXNodes.
 	MaxNodes int
+	// MaxText bounds the page's text: when the main document of the first
+	// world holds more characters in its text nodes (outside script, style
+	// and noscript), no tree is taken and TakeAXTree returns ErrTooLarge
+	// (see pipeline.DefaultMaxAXText). 0 means pipeline.DefaultMaxAXText.
+	MaxText int
 	// MaxFrames bounds the frames the record holds besides the main one
 	// (the crawl's --max-frames); frames past it are left out (not
 	// listed). 0 means MaxFrames.
@@ -79,7 +84,8 @@ type AXTreeInput struct {
 }
 
 // ErrTooLarge is returned when a page has more DOM nodes than
-// AXTreeInput.MaxNodes: the record is not taken.
+// AXTreeInput.MaxNodes, or more text than AXTreeInput.MaxText: the
+// record is not taken.
 var ErrTooLarge = errors.New("accessibility tree: page too large")
 
 // MaxFrames is the default of AXTreeInput.MaxFrames; frames past the
@@ -130,9 +136,9 @@ func TakeAISnapshot(page playwright.Page, cdp cdpSender, timeout time.Duration) 
 // only read the page), the records of the page state cfg asks for into
 // ld: the accessibility tree and the AI snapshot, both at once (unless
 // cfg.Sequential), timing each. A page whose DOM holds more nodes than
-// cfg.MaxAXNodes gets neither: both are built in one reply the browser
-// cannot interrupt, so the nodes are counted first (checkSize) and both
-// are skipped as too_large. The two only read the page: the tree
+// cfg.MaxAXNodes, or more text than cfg.MaxAXText, gets neither: both are
+// built in one reply the browser cannot interrupt, so the nodes and the
+// text are counted first (checkSize) and both are skipped as too_large. The two only read the page: the tree
 // through CDP, the snapshot through Playwright's injected script, so one
 // waits on the browser while the other does. A record that fails or that
 // the page is too large for is left out and ld says why (AXTreeSkipped,
@@ -153,7 +159,7 @@ func (p *pwPage) takeExtras(ctx context.Context, tab *pwTab, rawURL string, in A
 		snLate       bool
 		snNoTime     bool
 	)
-	in.MaxNodes, in.MaxFrames = cfg.MaxAXNodes, p.cfg.MaxFrames
+	in.MaxNodes, in.MaxText, in.MaxFrames = cfg.MaxAXNodes, cfg.MaxAXText, p.cfg.MaxFrames
 	if cfg.AXTree || cfg.AISnapshot {
 		p.stage.Store("page size")
 		start := time.Now()
@@ -435,7 +441,8 @@ func nodeLimit(in AXTreeInput) int {
 }
 
 // checkSize returns an error wrapping ErrTooLarge when the page holds
-// more DOM nodes than in.MaxNodes, before anything costly is taken: the
+// more DOM nodes than in.MaxNodes, or its main document more text than
+// in.MaxText (see textWithin), before anything costly is taken: the
 // accessibility tree and the AI snapshot are each built in one reply the
 // browser cannot interrupt, and the DOM snapshot that counts every node
 // costs about as much as the tree on a huge page. It asks the renderer
@@ -458,6 +465,45 @@ func checkSize(in AXTreeInput) error {
 				return fmt.Errorf("%w: %d elements, more than %d DOM nodes", ErrTooLarge, int(f), limit)
 			}
 		}
+	}
+	return textWithin(in)
+}
+
+// textScript counts the characters of the document's text nodes outside
+// script, style and noscript (what no record shows), stopping once past
+// its argument. It runs in the capture's world, which the page's own
+// scripts do not reach, and no text leaves the page.
+const textScript = `((limit) => {
+  const walk = document.createTreeWalker(document, NodeFilter.SHOW_TEXT);
+  let n = 0;
+  while (n <= limit && walk.nextNode()) {
+    const p = walk.currentNode.parentNode;
+    const tag = p ? p.localName : "";
+    if (tag !== "script" && tag !== "style" && tag !== "noscript") n += walk.currentNode.length;
+  }
+  return n;
+})`
+
+// textWithin returns an error wrapping ErrTooLarge when the main document
+// of the first world holds more text than in.MaxText. The accessibility
+// tree names its text nodes with their text, and the AI snapshot is made
+// of it, so both are at least that long; the browser builds either in one
+// reply, which is cut (the snapshot's, at its byte cap) only after it has
+// been built and moved. Shadow roots and frames are not counted: the
+// count is a floor of what the records would hold. Without a world, or
+// when the count fails, it returns nil.
+func textWithin(in AXTreeInput) error {
+	if len(in.Worlds) == 0 {
+		return nil
+	}
+	limit := in.MaxText
+	if limit <= 0 {
+		limit = pipeline.DefaultMaxAXText
+	}
+	w := in.Worlds[0]
+	v, err := evaluateIn(w.Session, w.Context, fmt.Sprintf("%s(%d)", textScript, limit), 0)
+	if f, ok := v.(float64); err == nil && ok && int(f) > limit {
+		return fmt.Errorf("%w: more than %d characters of text in the main document", ErrTooLarge, limit)
 	}
 	return nil
 }

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -551,6 +554,16 @@ func TestChromium_LoadExtras(t *testing.T) {
 		}
 	}
 
+	// Over the text cap alone (the page's text counted in the page),
+	// neither record is taken.
+	text := pipeline.DefaultExtrasConfig()
+	text.MaxAXText = 20
+	ld = load(text)
+	if ld.AXTree != nil || ld.AISnapshot != nil || ld.AXTreeSkipped != dataset.SkippedTooLarge || ld.AISnapshotSkipped != dataset.SkippedTooLarge {
+		t.Errorf("over the text cap: tree %v (%q), snapshot %v (%q); want both skipped as too_large",
+			ld.AXTree != nil, ld.AXTreeSkipped, ld.AISnapshot != nil, ld.AISnapshotSkipped)
+	}
+
 	// One after the other, as before: the same records.
 	seq := pipeline.DefaultExtrasConfig()
 	seq.Sequential = true
@@ -695,4 +708,29 @@ func (r refuseSender) Send(method string, params map[string]any) (any, error) {
 		return nil, fmt.Errorf("%s refused by the test", method)
 	}
 	return r.cdpSender.Send(method, params)
+}
+
+// TestTextWithin: the text count before the extras counts the document's
+// text nodes, not what script, style and noscript hold, and refuses a
+// page past the limit with ErrTooLarge.
+func TestTextWithin(t *testing.T) {
+	b := newTestBrowser(t)
+	page := "<!DOCTYPE html><title>T</title><style>" + strings.Repeat("p{}", 300) + "</style>" +
+		"<p>0123456789</p><script>//" + strings.Repeat("x", 1000) + "</script><noscript>" + strings.Repeat("n", 1000) + "</noscript>"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, page)
+	}))
+	defer srv.Close()
+	in := b.load(t, srv.URL).input(t)
+	// The title's and the paragraph's characters: 1 + 10.
+	for _, tt := range []struct {
+		limit    int
+		tooLarge bool
+	}{{11, false}, {10, true}, {1000, false}} {
+		in.MaxText = tt.limit
+		if err := textWithin(in); errors.Is(err, ErrTooLarge) != tt.tooLarge {
+			t.Errorf("limit %d: %v, want too large: %v", tt.limit, err, tt.tooLarge)
+		}
+	}
 }

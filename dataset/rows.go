@@ -214,7 +214,8 @@ type PageRow struct {
 	AXTreeMS *float64 `parquet:"axtree_ms"`
 	// AXTreeSkipped says why the accessibility tree asked for was not
 	// stored: "too_large" (the page's DOM, shadow roots and same-origin
-	// frames included, holds more nodes than crawl --max-ax-nodes),
+	// frames included, holds more nodes than crawl --max-ax-nodes, or its
+	// main document more characters of text than crawl --max-ax-text),
 	// "deadline" (it did not come within its share of the URL's time
 	// limit, twice) or "failed" (the browser's error is logged); empty
 	// when it was stored or not asked for.
@@ -226,8 +227,8 @@ type PageRow struct {
 	AISnapshotMS *float64 `parquet:"aisnapshot_ms"`
 	// AISnapshotSkipped says why the AI snapshot asked for was not stored:
 	// "too_large" (its text is longer than crawl --max-aisnapshot-bytes,
-	// or the page's DOM holds more nodes than crawl --max-ax-nodes, so
-	// that it was not taken), "malformed" (its lines do not parse), "deadline" (it did not come
+	// or the page's DOM holds more nodes than crawl --max-ax-nodes or more
+	// text than crawl --max-ax-text, so that it was not taken), "malformed" (its lines do not parse), "deadline" (it did not come
 	// within its share of the URL's time limit, twice) or "failed"; empty
 	// when it was stored or not asked for.
 	AISnapshotSkipped string `parquet:"aisnapshot_skipped"`

@@ -35,6 +35,7 @@ func TestPageConfig_Validate(t *testing.T) {
 		{"jpeg quality 0", func(c *PageConfig) { c.Screenshot.Quality = 0 }, "screenshot quality"},
 		{"jpeg quality 101", func(c *PageConfig) { c.Screenshot.Quality = 101 }, "screenshot quality"},
 		{"no AX node budget", func(c *PageConfig) { c.Extras.MaxAXNodes = 0 }, "max-ax-nodes"},
+		{"no AX text budget", func(c *PageConfig) { c.Extras.MaxAXText = 0 }, "max-ax-text"},
 		{"no AI snapshot budget", func(c *PageConfig) { c.Extras.MaxAISnapshotBytes = -1 }, "max-aisnapshot-bytes"},
 		{"unknown probe", func(c *PageConfig) { c.Extras.ActionableProbe = "screen" }, "actionable-probe"},
 		{"no probe cap", func(c *PageConfig) { c.Extras.MaxActionableProbe = 0 }, "max-actionable-probe"},
@@ -63,7 +64,7 @@ func TestDefaultPageConfig(t *testing.T) {
 	if got.ViewportWidth != DefaultViewportWidth || got.ViewportHeight != DefaultViewportHeight ||
 		got.SettleQuiet != DefaultSettleQuiet || got.SettleMax != DefaultSettleMax || got.Script.MaxNodes == 0 ||
 		got.Screenshot.Mode != ScreenshotsNone || got.Screenshot.Quality != DefaultScreenshotQuality ||
-		got.Extras != (ExtrasConfig{AXTree: true, AISnapshot: true, MaxAXNodes: DefaultMaxAXNodes, MaxAISnapshotBytes: DefaultMaxAISnapshotBytes,
+		got.Extras != (ExtrasConfig{AXTree: true, AISnapshot: true, MaxAXNodes: DefaultMaxAXNodes, MaxAXText: DefaultMaxAXText, MaxAISnapshotBytes: DefaultMaxAISnapshotBytes,
 			ActionableProbe: axtree.ProbeViewport, MaxActionableProbe: DefaultMaxActionableProbe, ActionableProbeTime: DefaultActionableProbeTime}) {
 		t.Errorf("DefaultPageConfig() = %+v, want every default filled in", got)
 	}

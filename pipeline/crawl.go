@@ -246,6 +246,7 @@ func (c Config) record() string {
 		// The extras' bounds are recorded only when taken.
 		AXTree             bool `json:"axtree"`
 		MaxAXNodes         int  `json:"max_ax_nodes,omitempty"`
+		MaxAXText          int  `json:"max_ax_text,omitempty"`
 		AISnapshot         bool `json:"aisnapshot"`
 		MaxAISnapshotBytes int  `json:"max_aisnapshot_bytes,omitempty"`
 		// The caps of what a page may make of its rows.
@@ -304,8 +305,8 @@ func (c Config) record() string {
 	for _, p := range c.Page.Network.Public {
 		rec.Public = append(rec.Public, p.String())
 	}
-	if rec.AXTree {
-		rec.MaxAXNodes = c.Page.Extras.MaxAXNodes
+	if rec.AXTree || rec.AISnapshot {
+		rec.MaxAXNodes, rec.MaxAXText = c.Page.Extras.MaxAXNodes, c.Page.Extras.MaxAXText
 	}
 	if rec.AISnapshot {
 		rec.MaxAISnapshotBytes = c.Page.Extras.MaxAISnapshotBytes

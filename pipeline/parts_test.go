@@ -299,6 +299,7 @@ func TestCheckResumable(t *testing.T) {
 		{"frames", func(c *Config) { c.Page.MaxFrames = 0 }, "max_frames"},
 		{"script cap", func(c *Config) { c.Page.Script.MaxNodes = 5 }, "capture_script_options"},
 		{"ax nodes", func(c *Config) { c.Page.Extras.MaxAXNodes = 5 }, "max_ax_nodes"},
+		{"ax text", func(c *Config) { c.Page.Extras.MaxAXText = 5 }, "max_ax_text"},
 		{"network", func(c *Config) { c.Page.Network.AllowPrivate = true }, "network_allow_private"},
 		{"network ranges", func(c *Config) { c.Page.Network.Blocked = []netip.Prefix{netip.MustParsePrefix("100.64.0.0/10")} }, "network_blocked"},
 		{"screenshots", func(c *Config) {

@@ -159,6 +159,7 @@ func (o *pageOptions) AddFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&p.SettleMax, "settle-max", p.SettleMax, "capture after this long even if the DOM keeps changing (`DURATION`)")
 	fs.StringVar(&p.Settle, "settle", p.Settle, "when to capture (`RULE`): evidence (fonts loaded, no request of the page's origin pending, no timer due within --settle-quiet pending, layout and DOM still for 100 ms) or quiet (--settle-quiet without a DOM change); --settle-max bounds both")
 	fs.IntVar(&x.MaxAXNodes, "max-ax-nodes", x.MaxAXNodes, "skip the accessibility tree and the AI snapshot of a page with more than `N` DOM nodes (the pages row says axtree_skipped and aisnapshot_skipped=too_large)")
+	fs.IntVar(&x.MaxAXText, "max-ax-text", x.MaxAXText, "skip the accessibility tree and the AI snapshot of a page whose text holds more than `N` characters, counted before either is taken (the pages row says axtree_skipped and aisnapshot_skipped=too_large)")
 	fs.IntVar(&x.MaxAISnapshotBytes, "max-aisnapshot-bytes", x.MaxAISnapshotBytes, "drop an AI snapshot longer than `N` bytes (the pages row says aisnapshot_skipped=too_large)")
 	fs.StringVar(&x.ActionableProbe, "actionable-probe", x.ActionableProbe, "after every other record, test whether a pointer reaches each oracle element: viewport (those on screen), all (each scrolled into view: moves the page) or none")
 	fs.IntVar(&x.MaxActionableProbe, "max-actionable-probe", x.MaxActionableProbe, "test at most `N` oracle elements per page (the pages row says actionable_probe_capped)")
