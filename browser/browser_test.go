@@ -15,6 +15,7 @@ import (
 
 	"github.com/mxschmitt/playwright-go"
 
+	"actionspace/corpora"
 	"actionspace/dom"
 	"actionspace/pipeline"
 )
@@ -728,6 +729,39 @@ func TestChromium_LoadDomCapture(t *testing.T) {
 		if c.Page.URL != site.URL+path || c.Page.ViewportWidth != pipeline.DefaultViewportWidth || len(c.Nodes) == 0 {
 			t.Errorf("capture of %s: page %+v with %d nodes, want its URL, a %dpx viewport and nodes",
 				path, c.Page, len(c.Nodes), pipeline.DefaultViewportWidth)
+		}
+	}
+}
+
+// TestChromium_JSHeapBound: a page that fills its heap crashes its
+// renderer once the heap reaches Config.MaxJSHeapMB, well before V8's own
+// limit (4 GiB here, 20 s and more of a core to reach), and the load says
+// the renderer crashed.
+func TestChromium_JSHeapBound(t *testing.T) {
+	cfg := defaultTestConfig()
+	cfg.launch.MaxJSHeapMB = 128
+	b := mustLaunchOwnChromium(t, cfg)
+	srv, err := corpora.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err = mustNewPage(t, b).Load(ctx, srv.URL+"/faults/crash")
+	t.Logf("crashed after %v: %v", time.Since(start).Round(time.Millisecond), err)
+	if got := pipeline.ErrorKindOf(err); got != pipeline.KindBrowser || !strings.Contains(err.Error(), "crashed") {
+		t.Errorf("Load of a page that fills a 128 MiB heap: %v (kind %q), want the renderer crashed (%q)", err, got, pipeline.KindBrowser)
+	}
+}
+
+// TestConfig_jsHeapMB: 0 is the default bound, a negative value none.
+func TestConfig_jsHeapMB(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, want int }{{0, DefaultMaxJSHeapMB}, {-1, 0}, {256, 256}} {
+		if got := (Config{MaxJSHeapMB: tt.in}).jsHeapMB(); got != tt.want {
+			t.Errorf("MaxJSHeapMB %d: bound %d, want %d", tt.in, got, tt.want)
 		}
 	}
 }

@@ -85,6 +85,9 @@ func launch(ctx context.Context, cfg Config) (*pwBrowser, error) {
 	if root {
 		args = append(args, "--no-sandbox")
 	}
+	if heap := cfg.jsHeapMB(); heap > 0 {
+		args = append(args, fmt.Sprintf("--js-flags=--max-old-space-size=%d", heap))
+	}
 	opts := playwright.BrowserTypeLaunchOptions{
 		ExecutablePath:  playwright.String(cfg.ChromiumPath),
 		Headless:        playwright.Bool(true),

@@ -13,6 +13,13 @@ import (
 // browser.
 const DefaultChromiumPath = "/usr/bin/chromium"
 
+// DefaultMaxJSHeapMB is the default of Config.MaxJSHeapMB. Left alone,
+// V8 lets a renderer's heap grow to about 4 GiB on a machine of this
+// size: the corpus's page that fills it (/faults/crash) took 20 s of a
+// core and 4 GiB of memory to crash its renderer, and a crawl holds a
+// page of the kind in every tab in flight.
+const DefaultMaxJSHeapMB = 1024
+
 // Config says which browser a crawl drives: a local Chromium, or the
 // Playwright browser servers at Endpoints. How each page loads a URL is
 // the crawl's business (pipeline.PageConfig), handed to every NewPage.
@@ -25,6 +32,13 @@ type Config struct {
 	// ChromiumPath; see [Remote]. Listing one twice opens two connections
 	// to it.
 	Endpoints []string
+	// MaxJSHeapMB bounds the JavaScript heap of each renderer of a local
+	// Chromium, in MiB (V8's old space: --js-flags=--max-old-space-size);
+	// a page that needs more crashes its renderer, and its row says the
+	// renderer crashed (error_kind browser). 0 means DefaultMaxJSHeapMB, a
+	// negative value leaves V8's own limit. Browser servers (Endpoints)
+	// launch their Chromium with their own flags.
+	MaxJSHeapMB int
 	// Logger receives logs about relaunches, lost endpoints, dialogs,
 	// popups and settling; nil means slog.Default().
 	Logger *slog.Logger
@@ -58,6 +72,17 @@ func (c Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+// jsHeapMB is the renderers' heap limit in MiB, 0 for V8's own.
+func (c Config) jsHeapMB() int {
+	switch {
+	case c.MaxJSHeapMB == 0:
+		return DefaultMaxJSHeapMB
+	case c.MaxJSHeapMB < 0:
+		return 0
+	}
+	return c.MaxJSHeapMB
 }
 
 func (c Config) logger() *slog.Logger {

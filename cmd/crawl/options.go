@@ -246,6 +246,7 @@ type browserOptions struct {
 func (o *browserOptions) AddFlags(fs *flag.FlagSet) {
 	o.cfg = browser.DefaultConfig()
 	fs.StringVar(&o.cfg.ChromiumPath, "chromium", o.cfg.ChromiumPath, "Chromium executable `PATH`")
+	fs.IntVar(&o.cfg.MaxJSHeapMB, "max-js-heap", browser.DefaultMaxJSHeapMB, "bound each renderer's JavaScript heap to `MIB` (a page needing more crashes its renderer: error_kind browser); -1 leaves V8's own limit; not applied to --browser-endpoint servers")
 	fs.Func("browser-endpoint", "use the Playwright browser server at `URL` (ws://HOST:PORT/PATH, from playwright run-server) instead of launching --chromium; repeat for several, workers are spread over them", func(s string) error {
 		o.cfg.Endpoints = append(o.cfg.Endpoints, s)
 		return nil
