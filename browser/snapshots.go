@@ -138,9 +138,10 @@ func TakeAISnapshot(page playwright.Page, cdp cdpSender, timeout time.Duration) 
 // cfg.Sequential), timing each. A page whose DOM holds more nodes than
 // cfg.MaxAXNodes, or more text than cfg.MaxAXText, gets neither: both are
 // built in one reply the browser cannot interrupt, so the nodes and the
-// text are counted first (checkSize) and both are skipped as too_large. The two only read the page: the tree
-// through CDP, the snapshot through Playwright's injected script, so one
-// waits on the browser while the other does. A record that fails or that
+// text are counted first (checkSize) and both are skipped as too_large.
+// The two only read the page: the tree through CDP, the snapshot through
+// Playwright's injected script, so one waits on the browser while the
+// other does. A record that fails or that
 // the page is too large for is left out and ld says why (AXTreeSkipped,
 // AISnapshotSkipped); the load goes on. Each record may take at most half
 // the time left to the load (the last one taken, on a second try, all but
