@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -124,12 +125,11 @@ func TestReadHTML_LongAttribute(t *testing.T) {
 	defer srv.Close()
 	l := b.load(t, srv.URL+"/attacks/long-attribute")
 	const maxUnits = 4 << 20
-	start := time.Now()
-	got, err := readHTML(context.Background(), l.cdp, l.world, maxUnits)
-	took := time.Since(start)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var got pageHTML
+	took := fastestRead(t, 5*time.Second, func() (err error) {
+		got, err = readHTML(context.Background(), l.cdp, l.world, maxUnits)
+		return err
+	})
 	t.Logf("%d bytes of HTML in %v", len(got.HTML), took)
 	if !got.Truncated || len(got.HTML) > maxUnits || len(got.HTML) < corpora.AttackAttrBytes {
 		t.Errorf("%d bytes, truncated %v; want a cut between %d and %d bytes", len(got.HTML), got.Truncated, corpora.AttackAttrBytes, maxUnits)
@@ -138,8 +138,32 @@ func TestReadHTML_LongAttribute(t *testing.T) {
 		t.Errorf("%d copies of the attribute, want the %d that fit", n, maxUnits/corpora.AttackAttrBytes)
 	}
 	if took > 5*time.Second {
-		t.Errorf("took %v, want the cap's worth of work (seconds at most)", took)
+		t.Errorf("took %v at the fastest of %d reads, want the cap's worth of work (seconds at most)", took, readTries)
 	}
+}
+
+// readTries is how many times fastestRead reads at most.
+const readTries = 3
+
+// fastestRead runs read up to readTries times, until one takes at most
+// bound, and returns the fastest time. A read that does more work than it
+// should is over the bound every time (page.Content took 47 s on the
+// long-attribute page, minutes on the many-attributes one); one that a
+// loaded machine stalls once is not.
+func fastestRead(t *testing.T, bound time.Duration, read func() error) time.Duration {
+	t.Helper()
+	fastest := time.Duration(math.MaxInt64)
+	for range readTries {
+		start := time.Now()
+		if err := read(); err != nil {
+			t.Fatal(err)
+		}
+		fastest = min(fastest, time.Since(start))
+		if fastest <= bound {
+			break
+		}
+	}
+	return fastest
 }
 
 // TestReadHTML_CutKeepsSecretsOut: wherever the cap falls, the page's
@@ -187,18 +211,17 @@ func TestReadHTML_ManyAttributes(t *testing.T) {
 	l := b.load(t, srv.URL+"/attacks/attributes")
 	want := contentOf(t, l)
 	for _, cap := range []int{1 << 30, len(want) / 2} {
-		start := time.Now()
-		got, err := readHTML(context.Background(), l.cdp, l.world, cap)
-		took := time.Since(start)
-		if err != nil {
-			t.Fatal(err)
-		}
+		var got pageHTML
+		took := fastestRead(t, 10*time.Second, func() (err error) {
+			got, err = readHTML(context.Background(), l.cdp, l.world, cap)
+			return err
+		})
 		t.Logf("cap %d: %d bytes in %v", cap, len(got.HTML), took)
 		if !strings.HasPrefix(want, got.HTML) || (cap > len(want)) == got.Truncated {
 			t.Errorf("cap %d: %d bytes, truncated %v; want page.Content's %d bytes or a prefix", cap, len(got.HTML), got.Truncated, len(want))
 		}
 		if took > 10*time.Second {
-			t.Errorf("cap %d: took %v", cap, took)
+			t.Errorf("cap %d: took %v at the fastest of %d reads", cap, took, readTries)
 		}
 	}
 }
