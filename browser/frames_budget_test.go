@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -10,17 +11,19 @@ import (
 	"actionspace/dom"
 )
 
-// TestFrames_BudgetCoversThePage loads the attack page of 50 cross-origin
-// frames through the browser adapter, each frame lowered to 1,000 nodes
-// (/attacks/frames?rows=10) and the node budget to 20,000: the frames
-// together hold more nodes than a capture may, as the full-size frames do
-// against the default budget, at a tenth of the load time (the crawl's
-// attack test loads the full-size page). The stitched capture holds at
+// TestFrames_BudgetCoversThePage loads the attack page of cross-origin
+// frames through the browser adapter, lowered to budgetFrames frames of
+// 1,000 nodes each (/attacks/frames?frames=12&rows=10) and the node
+// budget to 6,000: the frames together hold more nodes than a capture
+// may, as the 50 full-size frames do against the default budget, at a
+// small part of the load time (each frame is a renderer process of its
+// own; the crawl's attack test loads the full-size page). The stitched capture holds at
 // most the node budget, whatever the number of frames, and says it was
 // cut. With a budget of exactly the page and two frames, the third frame
 // is left out whole and that alone marks the capture truncated. A
 // character budget is spent the same way.
 func TestFrames_BudgetCoversThePage(t *testing.T) {
+	const budgetFrames = 12
 	t.Parallel()
 	requireChromium(t)
 	srv, err := corpora.Start()
@@ -37,7 +40,7 @@ func TestFrames_BudgetCoversThePage(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
 		start := time.Now()
-		ld, err := page.Load(ctx, srv.URL+"/attacks/frames?rows=10")
+		ld, err := page.Load(ctx, fmt.Sprintf("%s/attacks/frames?frames=%d&rows=10", srv.URL, budgetFrames))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,8 +52,8 @@ func TestFrames_BudgetCoversThePage(t *testing.T) {
 		t.Logf("load %v (capture %v): %d nodes, %d chars, %d of %d frames stitched, capped %v, record %d bytes",
 			time.Since(start).Round(time.Millisecond), ld.CaptureTime.Round(time.Millisecond),
 			len(c.Nodes), p.Chars, p.FramesStitched, p.CrossOriginFrames, p.Capped, len(ld.Capture))
-		if p.CrossOriginFrames != corpora.AttackFrames {
-			t.Fatalf("%d cross-origin frames met, want %d", p.CrossOriginFrames, corpora.AttackFrames)
+		if p.CrossOriginFrames != budgetFrames {
+			t.Fatalf("%d cross-origin frames met, want %d", p.CrossOriginFrames, budgetFrames)
 		}
 		return c
 	}
@@ -60,7 +63,7 @@ func TestFrames_BudgetCoversThePage(t *testing.T) {
 		if frames >= 0 && p.FramesStitched != frames {
 			t.Errorf("%d frames stitched, want %d", p.FramesStitched, frames)
 		}
-		if p.FramesStitched >= corpora.AttackFrames {
+		if p.FramesStitched >= budgetFrames {
 			t.Errorf("all %d frames stitched, want the budget to stop them", p.FramesStitched)
 		}
 		if !p.Truncated || !slices.Equal(p.Capped, []string{cap}) {
@@ -69,8 +72,8 @@ func TestFrames_BudgetCoversThePage(t *testing.T) {
 	}
 
 	opts := dom.DefaultScriptOptions()
-	opts.MaxNodes = 20_000
-	c := load(t, opts, corpora.AttackFrames)
+	opts.MaxNodes = 6_000
+	c := load(t, opts, budgetFrames)
 	if len(c.Nodes) > opts.MaxNodes {
 		t.Errorf("%d nodes in the stitched capture, budget %d", len(c.Nodes), opts.MaxNodes)
 	}
@@ -93,15 +96,15 @@ func TestFrames_BudgetCoversThePage(t *testing.T) {
 		}
 	}
 	opts.MaxNodes = page + 2*frame
-	c = load(t, opts, corpora.AttackFrames)
+	c = load(t, opts, budgetFrames)
 	if len(c.Nodes) != opts.MaxNodes {
 		t.Errorf("%d nodes, want the page's %d and two frames' %d", len(c.Nodes), page, frame)
 	}
 	check(t, c, 2, dom.CapNodes)
 
 	opts = dom.DefaultScriptOptions()
-	opts.MaxChars = 20_000
-	c = load(t, opts, corpora.AttackFrames)
+	opts.MaxChars = 8_000
+	c = load(t, opts, budgetFrames)
 	if c.Page.Chars > opts.MaxChars+opts.TextCap {
 		t.Errorf("%d chars in the stitched capture, budget %d", c.Page.Chars, opts.MaxChars)
 	}

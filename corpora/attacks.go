@@ -77,7 +77,8 @@ var attackPaths = []string{
 //
 // /attacks/frames/frame is the document each frame shows (not a page of
 // its own). /attacks/frames?rows=N makes each frame N rows of 100
-// elements instead (1 ≤ N ≤ 100), for tests of lowered budgets.
+// elements instead (1 ≤ N ≤ 100), and frames=N makes the page N frames
+// (1 ≤ N ≤ [AttackFrames]), for tests of lowered budgets.
 func AttackPaths() []string { return append([]string(nil), attackPaths...) }
 
 // browserAttackPaths lists the attack pages on the browser adapter's own
@@ -129,7 +130,7 @@ for (let i = 1; i <= %d; i++) {
 		}
 		var b strings.Builder
 		b.WriteString("<h1>Cross-origin frames</h1>\n<div style=\"display:grid;grid-template-columns:repeat(5,240px);gap:4px\">\n")
-		for i := 1; i <= AttackFrames; i++ {
+		for i := 1; i <= frameCount(r); i++ {
 			fmt.Fprintf(&b, "<iframe title=\"Frame %d\" src=\"%s\" style=\"width:236px;height:120px;border:1px solid #555\"></iframe>\n",
 				i, html.EscapeString(altOrigin+"/attacks/frames/frame?n="+strconv.Itoa(i)+rows))
 		}
@@ -193,6 +194,17 @@ func frameRows(r *http.Request) (int, bool) {
 		return 0, false
 	}
 	return n, true
+}
+
+// frameCount is the frames=N query parameter of the frames page, the
+// number of frames it shows: AttackFrames when r has none or an invalid
+// one.
+func frameCount(r *http.Request) int {
+	n, err := strconv.Atoi(r.URL.Query().Get("frames"))
+	if err != nil || n < 1 || n > AttackFrames {
+		return AttackFrames
+	}
+	return n
 }
 
 // attackFrame is one frame of /attacks/frames: AttackFrameNodes elements
