@@ -189,22 +189,27 @@ func startAttackPage(w http.ResponseWriter, title string) *bufio.Writer {
 // budget needs no full-size page. It reports false when r has none or an
 // invalid one.
 func frameRows(r *http.Request) (int, bool) {
-	n, err := strconv.Atoi(r.URL.Query().Get("rows"))
-	if err != nil || n < 1 || n > AttackFrameNodes/100 {
-		return 0, false
-	}
-	return n, true
+	return queryCount(r, "rows", AttackFrameNodes/100)
 }
 
 // frameCount is the frames=N query parameter of the frames page, the
 // number of frames it shows: AttackFrames when r has none or an invalid
 // one.
 func frameCount(r *http.Request) int {
-	n, err := strconv.Atoi(r.URL.Query().Get("frames"))
-	if err != nil || n < 1 || n > AttackFrames {
-		return AttackFrames
+	if n, ok := queryCount(r, "frames", AttackFrames); ok {
+		return n
 	}
-	return n
+	return AttackFrames
+}
+
+// queryCount is r's query parameter name as a count from 1 to most; it
+// reports false when r has none or one out of that range.
+func queryCount(r *http.Request, name string, most int) (int, bool) {
+	n, err := strconv.Atoi(r.URL.Query().Get(name))
+	if err != nil || n < 1 || n > most {
+		return 0, false
+	}
+	return n, true
 }
 
 // attackFrame is one frame of /attacks/frames: AttackFrameNodes elements
