@@ -590,7 +590,7 @@ func TestChromium_LoadExtrasAfterHugePage(t *testing.T) {
 	t.Parallel()
 	const (
 		hugeCap  = 5000
-		hugeRows = 2000 // about 20,000 nodes
+		hugeRows = 2000 // several DOM nodes a row: far over hugeCap
 	)
 	b := mustLaunchChromium(t, defaultTestConfig())
 	b.page.Extras = pipeline.DefaultExtrasConfig()

@@ -96,6 +96,9 @@ func (h *hostilePages) failedLoad(t *testing.T, b *testBrowser, path string) (pi
 		}
 		if broken := page.(*pwPage).brokenErr(); broken != nil {
 			if try < tries {
+				// Closed now, so that no beacon of its scripts is counted
+				// as the next page's.
+				_ = page.Close()
 				t.Logf("try %d: %v; again in a new page", try, broken)
 				continue
 			}
