@@ -240,7 +240,11 @@ func unlistedFaults(tb testing.TB) *httptest.Server {
 		}
 	})
 	mux.HandleFunc("/no-content", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
-	mux.HandleFunc("/alert-storm", page(`<script>for (let i = 0; i < 500; i++) alert(i);</script><button>After</button>`))
+	// alertStorm dialogs in a row, each answered before the next opens:
+	// enough to be a storm, few enough that the page's capture comes
+	// within TestCrawl_FaultsMixed's timeout (each dialog is a round trip
+	// through the browser process, the driver and the adapter).
+	mux.HandleFunc("/alert-storm", page(fmt.Sprintf(`<script>for (let i = 0; i < %d; i++) alert(i);</script><button>After</button>`, alertStorm)))
 	mux.HandleFunc("/alert-forever", page(`<script>for (;;) alert('again');</script>`))
 	mux.HandleFunc("/reload-loop", page(`<script>addEventListener('load', () => setTimeout(() => location.reload(), 50));</script>`))
 	mux.HandleFunc("/close-self", page(`<script>addEventListener('load', () => window.close());</script><button>Gone</button>`))
@@ -256,6 +260,10 @@ func unlistedFaults(tb testing.TB) *httptest.Server {
 	return srv
 }
 
+// alertStorm is how many dialogs /alert-storm opens before it shows its
+// button.
+const alertStorm = 100
+
 // mixedFaults are the fault pages TestCrawl_FaultsMixed puts among good
 // pages: one of each way a page fails that leaves the next page's tab
 // something to recover from (a hang, a renderer crash, a busy renderer,
@@ -268,7 +276,8 @@ var mixedFaults = []string{
 
 // TestCrawl_FaultsMixed crawls fault pages, faults nobody listed and good
 // pages in one list, two workers, short timeouts: every URL gets one row,
-// no worker hangs, and the good pages are captured.
+// no worker hangs, and the good pages are captured, the page behind a
+// storm of dialogs among them.
 func TestCrawl_FaultsMixed(t *testing.T) {
 	requireChromium(t)
 	srv, err := corpora.Start()
@@ -292,6 +301,9 @@ func TestCrawl_FaultsMixed(t *testing.T) {
 		"/close-self", "/print", "/huge-title", "/history-flood", "/json"} {
 		urls = append(urls, other.URL+p)
 	}
+	// Every dialog of the storm is answered, so the page behind it is
+	// captured.
+	good = append(good, other.URL+"/alert-storm")
 	for _, u := range corpora.DefaultURLs(srv.URL)[:4] {
 		urls, good = append(urls, u), append(good, u)
 	}
