@@ -17,11 +17,11 @@ import (
 // budget to 6,000: the frames together hold more nodes than a capture
 // may, as the 50 full-size frames do against the default budget, at a
 // small part of the load time (each frame is a renderer process of its
-// own; the crawl's attack test loads the full-size page). The stitched capture holds at
-// most the node budget, whatever the number of frames, and says it was
-// cut. With a budget of exactly the page and two frames, the third frame
-// is left out whole and that alone marks the capture truncated. A
-// character budget is spent the same way.
+// own; the crawl's attack test loads the full-size page). The stitched
+// capture holds at most the node budget, whatever the number of frames,
+// and says it was cut. With a budget of exactly the page and two frames,
+// the third frame is left out whole and that alone marks the capture
+// truncated. A character budget is spent the same way.
 func TestFrames_BudgetCoversThePage(t *testing.T) {
 	const budgetFrames = 12
 	t.Parallel()

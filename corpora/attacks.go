@@ -128,9 +128,10 @@ for (let i = 1; i <= %d; i++) {
 		if n, ok := frameRows(r); ok {
 			rows = "&rows=" + strconv.Itoa(n)
 		}
+		frames := frameCount(r)
 		var b strings.Builder
 		b.WriteString("<h1>Cross-origin frames</h1>\n<div style=\"display:grid;grid-template-columns:repeat(5,240px);gap:4px\">\n")
-		for i := 1; i <= frameCount(r); i++ {
+		for i := 1; i <= frames; i++ {
 			fmt.Fprintf(&b, "<iframe title=\"Frame %d\" src=\"%s\" style=\"width:236px;height:120px;border:1px solid #555\"></iframe>\n",
 				i, html.EscapeString(altOrigin+"/attacks/frames/frame?n="+strconv.Itoa(i)+rows))
 		}
