@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 )
 
 // DefaultRowGroupRows is the default number of rows per row group. A pages
@@ -103,7 +102,7 @@ func NewWriter[T any](out io.Writer, name string, meta Metadata, cfg WriterConfi
 	}
 
 	opts := []parquet.WriterOption{
-		parquet.Compression(&zstd.Codec{}),
+		parquet.Compression(&columnCodec{}),
 		parquet.ColumnIndexSizeLimit(func([]string) int { return MaxStatBytes }),
 	}
 	for _, kv := range meta.keyValues(time.Now()) {
