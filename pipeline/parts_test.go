@@ -27,12 +27,17 @@ import (
 func TestCrawlWith_Resume(t *testing.T) {
 	dir := t.TempDir()
 	var loaded []string
+	// The first crawl is interrupted as its sixth load starts, so that
+	// URLs are left whatever the machine's load: interrupted on its sixth
+	// result instead, a crawl on a loaded machine had loaded all ten by
+	// then (a page loads its next URL while the last one is processed).
+	ctx, cancel := context.WithCancel(context.Background())
+	interruptAt := 6
 	b := &fakeBrowser{load: func(ctx context.Context, url string) (*Load, error) {
 		loaded = append(loaded, url)
-		// Loads take a while, so that the interrupt comes while URLs are
-		// left: a page loads its next URL while the last is processed,
-		// and loads in no time would all be done by then.
-		time.Sleep(30 * time.Millisecond)
+		if len(loaded) == interruptAt {
+			cancel()
+		}
 		return okLoad(url), nil
 	}}
 	cfg := fakeConfig(t)
@@ -40,18 +45,12 @@ func TestCrawlWith_Resume(t *testing.T) {
 	cfg.RunID = "first"
 	cfg.Output.PartPages = 4
 	targets := fakeTargets(10)
-	ctx, cancel := context.WithCancel(context.Background())
-	n := 0
-	first, err := Crawl(ctx, cfg, targets, dir, opened(b), func(Result) {
-		if n++; n == 6 {
-			cancel()
-		}
-	})
+	first, err := Crawl(ctx, cfg, targets, dir, opened(b), nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("first crawl: %v, want context.Canceled", err)
 	}
 
-	loaded = nil
+	loaded, interruptAt = nil, 0
 	cfg.RunID = ""
 	cfg.Resume = true
 	stats, err := Crawl(context.Background(), cfg, targets, dir, opened(b), nil)
