@@ -161,8 +161,10 @@ check('ids differ', setTimeout(() => {}, 0) !== id);
 clearTimeout(setTimeout(() => { seen.cleared = true; }, 20));
 clearInterval(setTimeout(() => { seen.clearedAsInterval = true; }, 20));
 setTimeout('window.fromString = true;', 10);
-let ticks = 0;
-const every = setInterval(() => { if (++ticks === 2) clearTimeout(every); }, 10);
+let ticks = 0, stopped = false;
+const every = setInterval(() => {
+  if (++ticks === 2) { clearTimeout(every); setTimeout(() => { stopped = true; }, 30); }
+}, 10);
 window.addEventListener('error', (e) => { seen.thrown = e.message; e.preventDefault(); });
 setTimeout(() => { throw new Error('boom'); }, 10);
 let conversions = 0;
@@ -170,7 +172,12 @@ setTimeout(() => { seen.objectTimeout = true; }, { valueOf() { conversions++; re
 let illegal = false;
 try { setTimeout.call({}, () => {}, 0); } catch (e) { illegal = e instanceof TypeError; }
 check('illegal invocation', illegal);
-setTimeout(() => {
+// The checks wait for the interval to have ticked twice, and then for
+// the time of a third tick: each tick is due an interval after the last
+// one ran, so on a loaded machine the second came after the checks' 200
+// ms timer. Each wait is a one-shot timer, which settling waits for.
+const finish = () => {
+  if (!stopped) { setTimeout(finish, 50); return; }
   check('this and arguments', seen.args === true);
   check('clearTimeout', !seen.cleared);
   check('clearInterval clears a timeout', !seen.clearedAsInterval);
@@ -180,7 +187,8 @@ setTimeout(() => {
   check('timeout converted once', seen.objectTimeout === true && conversions === 1);
   check('not listed', !Object.keys(window).some((k) => k.includes('actionspace')));
   document.title = failed.length ? 'failed: ' + failed.join(', ') : 'ok';
-}, 200);`))
+};
+setTimeout(finish, 200);`))
 	srv := httptest.NewServer(mux)
 	tb.Cleanup(srv.Close)
 	return srv
