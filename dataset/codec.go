@@ -30,9 +30,9 @@ func (c *columnCodec) Encode(dst, src []byte) ([]byte, error) {
 	return enc.EncodeAll(src, dst[:0]), nil
 }
 
-// columnEncoders holds the idle encoders of every columnCodec. It is the
-// package's one piece of shared state, a cache as fmt's printer pool is:
-// what it holds never changes what is written.
+// columnEncoders holds the idle encoders of every columnCodec. Like
+// captureEncoder it is package state only as a cache is (fmt's printer
+// pool is another): what it holds never changes what is written.
 var columnEncoders encoderStack
 
 // encoderStack is a last-in, first-out stack of idle zstd encoders. The
