@@ -255,3 +255,25 @@ func BenchmarkWriter_Write(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkWriter_SmallFiles writes files of 8 small rows, as a crawl
+// writes its parts: the cost of a file, not of its rows.
+func BenchmarkWriter_SmallFiles(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		w, err := NewWriter[BlobRow](io.Discard, "blobs", Metadata{}, WriterConfig{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range 8 {
+			row := blobRow(i)
+			row.HTML = fmt.Sprintf("<html><body><a href='/p/%d'>Product</a></body></html>", i)
+			if err := w.Write(row); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
