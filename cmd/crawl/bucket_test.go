@@ -27,7 +27,8 @@ import (
 var s3srv s3test.Shared
 
 func TestMain(m *testing.M) {
-	replayMain() // when this binary is a replay crawl, it ends here
+	commandMain() // when this binary is the crawl command, it ends here
+	replayMain()  // and when it is a replay crawl
 	bucket.Register()
 	s3srv.Main(m)
 }

@@ -48,20 +48,6 @@ func requireBrowser(tb testing.TB) {
 // driverDirectory is where playwright-go looks for its driver by default.
 func driverDirectory() (string, error) { return browsertest.DriverDirectory() }
 
-// crawlBinary builds cmd/crawl once per test binary and returns its path.
-var crawlBinary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "crawl-test-*")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "crawl")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	return bin, nil
-})
-
 // crawlProc is a crawl subprocess in its own process group, so that its
 // Playwright driver and Chromium can be cleaned up after a SIGKILL.
 type crawlProc struct {
@@ -71,15 +57,15 @@ type crawlProc struct {
 	err            error
 }
 
-// startCrawl starts the crawl command, built, with args, with env added
-// to its environment: a crawl with Chromium.
+// startCrawl starts the crawl command (this test binary, see commandMain)
+// with args, with env added to its environment: a crawl with Chromium.
 func startCrawl(t *testing.T, env []string, args ...string) *crawlProc {
 	t.Helper()
-	bin, err := crawlBinary()
+	bin, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return startProc(t, bin, env, args...)
+	return startProc(t, bin, append([]string{commandEnv + "=1"}, env...), args...)
 }
 
 // startProc starts bin with args and env added to its environment.

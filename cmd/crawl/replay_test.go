@@ -19,6 +19,20 @@ const replaySite = pipelinetest.Origin
 // without a browser. Its value is the pipelinetest.Options as JSON.
 const replayEnv = "ACTIONSPACE_CRAWL_REPLAY"
 
+// commandEnv, set in its environment, makes this test binary the crawl
+// command itself (see commandMain): main, with Chromium, as `go build`
+// would make it, without linking the package a second time.
+const commandEnv = "ACTIONSPACE_CRAWL_COMMAND"
+
+// commandMain runs main, which exits, when commandEnv is set; it returns
+// otherwise. TestMain calls it first, before the testing package reads
+// any flag.
+func commandMain() {
+	if os.Getenv(commandEnv) != "" {
+		main()
+	}
+}
+
 // replayMain runs the crawl command with the binary's arguments on a
 // pipelinetest.Browser that replays the stored corpus pages, and exits
 // with the command's code, when replayEnv is set; it returns otherwise.
