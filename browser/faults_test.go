@@ -14,6 +14,7 @@ import (
 
 	"actionspace/corpora"
 	"actionspace/dataset"
+	"actionspace/dom"
 	"actionspace/metrics"
 	"actionspace/pipeline"
 	"actionspace/space"
@@ -65,11 +66,12 @@ var faultCases = []faultCase{
 	// pages as a user sees them, and the row holds valid UTF-8.
 	{path: "/faults/invalid-utf8", timeout: 10 * time.Second, wantHTTP: 200, check: wantTitle("Invalid \uFFFD UTF-8")},
 	{path: "/faults/wrong-charset", timeout: 10 * time.Second, wantHTTP: 200, check: wantTitle("GrÃ¼ÃŸe aus ZÃ¼rich")},
-	// A million elements: captured, cut at the capture's node limit.
+	// More elements than the capture's node cap: captured, cut at the cap.
 	{path: "/faults/huge-dom", timeout: 120 * time.Second, wantHTTP: 200,
 		check: func(t *testing.T, _ string, row dataset.PageRow) {
-			if row.DOMNodes == nil || *row.DOMNodes >= corpora.HugeDOMNodes {
-				t.Errorf("dom_nodes = %v, want the capture cut below %d", row.DOMNodes, corpora.HugeDOMNodes)
+			if row.DOMNodes == nil || *row.DOMNodes > dom.DefaultMaxNodes || !slices.Contains(row.CaptureCapped, dom.CapNodes) {
+				t.Errorf("dom_nodes = %v, capture_capped %v; want the capture cut at %d nodes, of the page's %d",
+					ptrString(row.DOMNodes), row.CaptureCapped, dom.DefaultMaxNodes, corpora.HugeDOMNodes)
 			}
 		}},
 	// 10,000 nested elements overflow Blink's stack: the renderer crashes.
