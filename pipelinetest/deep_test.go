@@ -1,4 +1,4 @@
-package browser
+package pipelinetest
 
 import (
 	"context"
@@ -82,18 +82,13 @@ func (s *chatServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // deep text.
 func TestCrawl_DeepMode(t *testing.T) {
 	t.Parallel()
-	requireChromium(t)
-	srv, err := corpora.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
 	chat := &chatServer{}
 	chatSrv := httptest.NewServer(chat)
 	defer chatSrv.Close()
 	cacheDir := t.TempDir()
 
 	crawl := func() []dataset.SpaceRow {
+		b := New(t, Options{}) // a crawl closes its browser
 		counter, err := metrics.NewCounter(render.LocalEncoding)
 		if err != nil {
 			t.Fatal(err)
@@ -117,7 +112,7 @@ func TestCrawl_DeepMode(t *testing.T) {
 		out := t.TempDir()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		if _, err := pipeline.Crawl(ctx, cfg, pipeline.TargetsFromURLs(corpora.DefaultURLs(srv.URL)), out, localOpener(cfg), nil); err != nil {
+		if _, err := pipeline.Crawl(ctx, cfg, pipeline.TargetsFromURLs(corpora.DefaultURLs(site)), out, b.Opener(), nil); err != nil {
 			t.Fatal(err)
 		}
 		spaceFiles, err := parts.Files(out, dataset.SpacesDir)
@@ -188,12 +183,7 @@ func TestCrawl_DeepMode(t *testing.T) {
 // run, carry the exact prompt's token count, and leave completion null.
 func TestCrawl_DeepDryRun(t *testing.T) {
 	t.Parallel()
-	requireChromium(t)
-	srv, err := corpora.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	b := New(t, Options{})
 	counter, err := metrics.NewCounter(render.LocalEncoding)
 	if err != nil {
 		t.Fatal(err)
@@ -205,8 +195,8 @@ func TestCrawl_DeepDryRun(t *testing.T) {
 	cfg.Expansions = []int{0, -1}
 	cfg.Deep = space.Deep{Renderer: &render.Deep{Counter: counter}}
 	out := t.TempDir()
-	urls := corpora.DefaultURLs(srv.URL)[:3]
-	if _, err := pipeline.Crawl(context.Background(), cfg, pipeline.TargetsFromURLs(urls), out, localOpener(cfg), nil); err != nil {
+	urls := corpora.DefaultURLs(site)[:3]
+	if _, err := pipeline.Crawl(context.Background(), cfg, pipeline.TargetsFromURLs(urls), out, b.Opener(), nil); err != nil {
 		t.Fatal(err)
 	}
 	files, err := parts.Files(out, dataset.SpacesDir)
