@@ -15,6 +15,7 @@ import (
 	"actionspace/corpora"
 	"actionspace/dataset"
 	"actionspace/dom"
+	"actionspace/internal/soaktest"
 	"actionspace/metrics"
 	"actionspace/pipeline"
 	"actionspace/space"
@@ -120,9 +121,6 @@ func wantTitle(prefix string) func(*testing.T, string, dataset.PageRow) {
 // TestRun_Faults crawls each fault page of the corpus, each followed by a
 // plain page, with one worker: the fault gets its row with its error kind
 // within its timeout, and the same worker then captures the plain page.
-// The cases that share a timeout and a retry count share one crawl (a
-// crawl has one timeout), so that the test pays for a crawl's start a few
-// times rather than once a page.
 func TestRun_Faults(t *testing.T) {
 	requireChromium(t)
 	if got, want := len(faultCases), len(corpora.FaultPaths()); got != want {
@@ -133,6 +131,28 @@ func TestRun_Faults(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
+	runFaults(t, srv, srv.URL, faultCases)
+}
+
+// TestRun_UnlistedFaults does what TestRun_Faults does for the faults the
+// corpus does not list (unlistedFaults).
+func TestRun_UnlistedFaults(t *testing.T) {
+	requireChromium(t)
+	srv, err := corpora.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	runFaults(t, srv, unlistedFaults(t).URL, unlistedCases)
+}
+
+// runFaults crawls each case's page at base, each followed by the plain
+// landing page of the corpus at srv, with one worker, and checks the
+// rows. The cases that share a timeout and a retry count share one crawl
+// (a crawl has one timeout), so that the test pays for a crawl's start a
+// few times rather than once a page.
+func runFaults(t *testing.T, srv *corpora.Server, base string, cases []faultCase) {
+	t.Helper()
 	b := mustLaunchChromium(t, defaultTestConfig())
 	// good is the plain page crawled after the case's fault page.
 	good := func(tc faultCase) string { return srv.URL + "/faults/landing?after=" + url.QueryEscape(tc.path) }
@@ -142,19 +162,19 @@ func TestRun_Faults(t *testing.T) {
 		retries int
 	}
 	var order []group
-	cases := map[group][]faultCase{}
-	for _, tc := range faultCases {
+	byGroup := map[group][]faultCase{}
+	for _, tc := range cases {
 		g := group{tc.timeout, tc.retries}
-		if _, ok := cases[g]; !ok {
+		if _, ok := byGroup[g]; !ok {
 			order = append(order, g)
 		}
-		cases[g] = append(cases[g], tc)
+		byGroup[g] = append(byGroup[g], tc)
 	}
 	rows := map[string]dataset.PageRow{}
 	for _, g := range order {
 		var urls []string
-		for _, tc := range cases[g] {
-			urls = append(urls, srv.URL+tc.path, good(tc))
+		for _, tc := range byGroup[g] {
+			urls = append(urls, base+tc.path, good(tc))
 		}
 		cfg := pipeline.DefaultConfig()
 		cfg.UseFormats([]string{space.FormatActionSpace}) // the other formats are tested apart
@@ -179,9 +199,9 @@ func TestRun_Faults(t *testing.T) {
 		t.Logf("timeout %v, %d retries: %d URLs in %v", g.timeout, g.retries, len(urls), time.Since(start).Round(time.Millisecond))
 	}
 
-	for _, tc := range faultCases {
+	for _, tc := range cases {
 		t.Run(strings.TrimPrefix(tc.path, "/faults/"), func(t *testing.T) {
-			row, ok := rows[srv.URL+tc.path]
+			row, ok := rows[base+tc.path]
 			if !ok {
 				t.Fatalf("no row")
 			}
@@ -205,7 +225,7 @@ func TestRun_Faults(t *testing.T) {
 				t.Errorf("the fault took %v, want at most %v", giveUp, bound)
 			}
 			if tc.check != nil {
-				tc.check(t, srv.URL, row)
+				tc.check(t, base, row)
 			}
 			if next := rows[good(tc)]; next.Status != dataset.StatusOK || next.Title != "Landing" {
 				t.Errorf("the next URL after the fault: status %q (%s %s), title %q, want a capture of Landing",
@@ -244,7 +264,7 @@ func unlistedFaults(tb testing.TB) *httptest.Server {
 	mux.HandleFunc("/no-content", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	// alertStorm dialogs in a row, each answered before the next opens:
 	// enough to be a storm, few enough that the page's capture comes
-	// within TestCrawl_FaultsMixed's timeout (each dialog is a round trip
+	// within TestSoak_CrawlFaultsMixed's timeout (each dialog is a round trip
 	// through the browser process, the driver and the adapter).
 	mux.HandleFunc("/alert-storm", page(fmt.Sprintf(`<script>for (let i = 0; i < %d; i++) alert(i);</script><button>After</button>`, alertStorm)))
 	mux.HandleFunc("/alert-forever", page(`<script>for (;;) alert('again');</script>`))
@@ -266,7 +286,36 @@ func unlistedFaults(tb testing.TB) *httptest.Server {
 // button.
 const alertStorm = 100
 
-// mixedFaults are the fault pages TestCrawl_FaultsMixed puts among good
+// unlistedCases are the rows the pages of unlistedFaults must give, as
+// faultCases are for the corpus's fault pages.
+var unlistedCases = []faultCase{
+	// The connection is reset, or closed before the body's length: the
+	// navigation fails. A 204 commits no document at all.
+	{path: "/reset", timeout: 10 * time.Second, wantKind: pipeline.KindNavigate},
+	{path: "/short-body", timeout: 10 * time.Second, wantKind: pipeline.KindNavigate},
+	{path: "/no-content", timeout: 10 * time.Second, wantKind: pipeline.KindNavigate},
+	{path: "/json", timeout: 10 * time.Second, wantKind: pipeline.KindContentType, wantHTTP: 200},
+	// Every dialog of the storm is answered, so the page behind it is
+	// captured; dialogs without end keep the load from ever finishing.
+	{path: "/alert-storm", timeout: 10 * time.Second, wantHTTP: 200, check: wantTitle("Unlisted")},
+	{path: "/alert-forever", timeout: 5 * time.Second, wantKind: pipeline.KindTimeout},
+	{path: "/reload-loop", timeout: 10 * time.Second, wantKind: pipeline.KindNavigate, check: wantMessage("kept navigating")},
+	// A page that closes itself or opens the print dialog is captured.
+	{path: "/close-self", timeout: 10 * time.Second, wantHTTP: 200, check: wantTitle("Unlisted")},
+	{path: "/print", timeout: 10 * time.Second, wantHTTP: 200, check: wantTitle("Unlisted")},
+	// A title of five million characters is cut at the capture's cap.
+	{path: "/huge-title", timeout: 20 * time.Second, wantHTTP: 200,
+		check: func(t *testing.T, _ string, row dataset.PageRow) {
+			if n := len([]rune(row.Title)); n == 0 || n > dom.DefaultTitleCap || !slices.Contains(row.CaptureCapped, dom.CapTitle) {
+				t.Errorf("title of %d characters, capture_capped %v; want it cut at %d", n, row.CaptureCapped, dom.DefaultTitleCap)
+			}
+		}},
+	// history.pushState every millisecond changes no DOM: settling ends
+	// at its bound and the page is captured.
+	{path: "/history-flood", timeout: 20 * time.Second, wantHTTP: 200, check: wantTitle("Unlisted")},
+}
+
+// mixedFaults are the fault pages TestSoak_CrawlFaultsMixed puts among good
 // pages: one of each way a page fails that leaves the next page's tab
 // something to recover from (a hang, a renderer crash, a busy renderer,
 // a navigation that never ends, a retried status). TestRun_Faults takes
@@ -281,11 +330,15 @@ var mixedFaults = []string{
 	"/faults/download", "/faults/deep-nesting", "/faults/busy-loop", "/faults/navigate-away",
 }
 
-// TestCrawl_FaultsMixed crawls fault pages, faults nobody listed and good
-// pages in one list, two workers, short timeouts: every URL gets one row,
-// no worker hangs, and the good pages are captured, the page behind a
-// storm of dialogs among them.
-func TestCrawl_FaultsMixed(t *testing.T) {
+// TestSoak_CrawlFaultsMixed crawls fault pages, faults nobody listed and
+// good pages in one list, two workers, short timeouts: every URL gets one
+// row, no worker hangs, and the good pages are captured, the page behind a
+// storm of dialogs among them. TestRun_Faults and TestRun_UnlistedFaults
+// check each of those pages alone, every run; this mix costs a hostile
+// page's timeout twice over (its retry) and two minutes of CPU, so it is a
+// soak.
+func TestSoak_CrawlFaultsMixed(t *testing.T) {
+	soaktest.Require(t, "fault pages, unlisted faults and good pages crawled together, two workers")
 	requireChromium(t)
 	srv, err := corpora.Start()
 	if err != nil {

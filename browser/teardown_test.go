@@ -37,7 +37,7 @@ setInterval(() => fetch('/beacon').catch(() => {}), 50);
 	}
 	mux.HandleFunc("/beacon", func(w http.ResponseWriter, r *http.Request) { h.beacons.Add(1) })
 	mux.HandleFunc("/never", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
-	// The history flood of TestCrawl_FaultsMixed, started at once.
+	// The history flood of TestRun_UnlistedFaults, started at once.
 	mux.HandleFunc("/history-flood", page(`let i = 0; setInterval(() => history.pushState({}, '', '?s=' + (i++)), 1);`))
 	// Scripts that hold the main thread 200 ms of every 200 ms.
 	mux.HandleFunc("/spin", page(`setInterval(() => { const end = Date.now() + 200; while (Date.now() < end); }, 0);`))
