@@ -200,7 +200,7 @@ func runFaults(t *testing.T, srv *corpora.Server, base string, cases []faultCase
 	}
 
 	for _, tc := range cases {
-		t.Run(strings.TrimPrefix(tc.path, "/faults/"), func(t *testing.T) {
+		t.Run(strings.TrimPrefix(strings.TrimPrefix(tc.path, "/faults/"), "/"), func(t *testing.T) {
 			row, ok := rows[base+tc.path]
 			if !ok {
 				t.Fatalf("no row")
@@ -264,8 +264,8 @@ func unlistedFaults(tb testing.TB) *httptest.Server {
 	mux.HandleFunc("/no-content", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	// alertStorm dialogs in a row, each answered before the next opens:
 	// enough to be a storm, few enough that the page's capture comes
-	// within TestSoak_CrawlFaultsMixed's timeout (each dialog is a round trip
-	// through the browser process, the driver and the adapter).
+	// within the fault tests' timeouts (each dialog is a round trip through
+	// the browser process, the driver and the adapter).
 	mux.HandleFunc("/alert-storm", page(fmt.Sprintf(`<script>for (let i = 0; i < %d; i++) alert(i);</script><button>After</button>`, alertStorm)))
 	mux.HandleFunc("/alert-forever", page(`<script>for (;;) alert('again');</script>`))
 	mux.HandleFunc("/reload-loop", page(`<script>addEventListener('load', () => setTimeout(() => location.reload(), 50));</script>`))
@@ -310,8 +310,9 @@ var unlistedCases = []faultCase{
 				t.Errorf("title of %d characters, capture_capped %v; want it cut at %d", n, row.CaptureCapped, dom.DefaultTitleCap)
 			}
 		}},
-	// history.pushState every millisecond changes no DOM: settling ends
-	// at its bound and the page is captured.
+	// history.pushState every millisecond changes no DOM, and an
+	// interval is a poller, which settling does not wait for: the page is
+	// captured.
 	{path: "/history-flood", timeout: 20 * time.Second, wantHTTP: 200, check: wantTitle("Unlisted")},
 }
 
