@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"actionspace/corpora"
 	"actionspace/dataset"
 	"actionspace/dataset/parts"
+	"actionspace/internal/deeptest"
 	"actionspace/llm"
 	"actionspace/metrics"
 	"actionspace/pipeline"
@@ -23,16 +23,15 @@ import (
 )
 
 // chatServer is a local OpenAI-compatible chat-completions server that
-// describes every ID a request lists and keeps its own log of calls and
-// token usage, to check the crawl's accounting against.
+// describes every ID a request asks for (deeptest.Describe) and keeps its
+// own log of calls and token usage, to check the crawl's accounting
+// against.
 type chatServer struct {
 	mu         sync.Mutex
 	calls      int
 	prompt     int64
 	completion int64
 }
-
-var requestedID = regexp.MustCompile(`\[([LBIFOM][0-9]+)\]`)
 
 func (s *chatServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var req struct {
@@ -42,30 +41,12 @@ func (s *chatServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad request", http.StatusBadRequest)
 		return
 	}
-	last := req.Messages[len(req.Messages)-1].Content
-	type action struct {
-		ID          string `json:"id"`
-		Description string `json:"description"`
-		Category    string `json:"category"`
-		Params      string `json:"params"`
-	}
-	reply := struct {
-		Summary string   `json:"summary"`
-		Actions []action `json:"actions"`
-	}{Summary: "A page of the test corpus.", Actions: []action{}}
-	seen := map[string]bool{}
-	for _, m := range requestedID.FindAllStringSubmatch(last, -1) {
-		if !seen[m[1]] {
-			seen[m[1]] = true
-			reply.Actions = append(reply.Actions, action{ID: m[1], Description: "Use " + m[1], Category: "Navigation"})
-		}
-	}
-	content, _ := json.Marshal(reply)
-	prompt := int64(0)
+	content := deeptest.Describe(req.Messages[len(req.Messages)-1].Content, nil)
+	promptBytes := 0
 	for _, m := range req.Messages {
-		prompt += int64(len(m.Content) / 4)
+		promptBytes += len(m.Content)
 	}
-	completion := int64(len(content) / 4)
+	prompt, completion := deeptest.Usage(promptBytes, content)
 	s.mu.Lock()
 	s.calls++
 	s.prompt += prompt
@@ -73,8 +54,12 @@ func (s *chatServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	fmt.Fprintf(w, `{"id":"c","object":"chat.completion","created":1,"model":"test-model","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":%q}}],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}}`,
-		string(content), prompt, completion, prompt+completion)
+		content, prompt, completion, prompt+completion)
 }
+
+// categoryListing is a category of a deep action space with its first
+// action under it.
+var categoryListing = regexp.MustCompile(`(?m)^# (Navigation|Form|Actions)\n\* `)
 
 // TestCrawl_DeepMode crawls the corpus with --mode fast,deep against a local
 // chat server, reads the deep rows back, checks them against the server's
@@ -151,7 +136,7 @@ func TestCrawl_DeepMode(t *testing.T) {
 		if *r.HallucinatedIDs != 0 || *r.LLMModel != "test-model" || *r.PromptTokensLocal <= 0 {
 			t.Errorf("%s: hallucinated=%d model=%s local=%d", r.URL, *r.HallucinatedIDs, *r.LLMModel, *r.PromptTokensLocal)
 		}
-		if r.ActionCount > 0 && !strings.Contains(r.ActionSpace, "# Navigation\n* ") {
+		if r.ActionCount > 0 && !categoryListing.MatchString(r.ActionSpace) {
 			t.Errorf("%s: deep action space lacks the category listing:\n%s", r.URL, r.ActionSpace)
 		}
 		calls += *r.LLMCalls
