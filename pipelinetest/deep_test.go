@@ -2,8 +2,6 @@ package pipelinetest
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -34,17 +32,14 @@ type chatServer struct {
 }
 
 func (s *chatServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Messages []struct{ Content string } `json:"messages"`
-	}
-	if r.URL.Path != "/v1/chat/completions" || json.NewDecoder(r.Body).Decode(&req) != nil || len(req.Messages) == 0 {
-		http.Error(w, "bad request", http.StatusBadRequest)
+	msgs, ok := deeptest.ReadChat(w, r)
+	if !ok {
 		return
 	}
-	content := deeptest.Describe(req.Messages[len(req.Messages)-1].Content, nil)
+	content := deeptest.Describe(msgs[len(msgs)-1], nil)
 	promptBytes := 0
-	for _, m := range req.Messages {
-		promptBytes += len(m.Content)
+	for _, m := range msgs {
+		promptBytes += len(m)
 	}
 	prompt, completion := deeptest.Usage(promptBytes, content)
 	s.mu.Lock()
@@ -52,9 +47,7 @@ func (s *chatServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.prompt += prompt
 	s.completion += completion
 	s.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprintf(w, `{"id":"c","object":"chat.completion","created":1,"model":"test-model","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":%q}}],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}}`,
-		content, prompt, completion, prompt+completion)
+	deeptest.WriteReply(w, content, prompt, completion)
 }
 
 // categoryListing is a category of a deep action space with its first

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -606,16 +605,11 @@ func (s *keyedChatServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"invalid API key","type":"invalid_request_error"}}`, http.StatusUnauthorized)
 		return
 	}
-	var req struct {
-		Messages []struct{ Content string } `json:"messages"`
-	}
-	if r.URL.Path != "/v1/chat/completions" || json.NewDecoder(r.Body).Decode(&req) != nil || len(req.Messages) == 0 {
-		http.Error(w, "bad request", http.StatusBadRequest)
+	msgs, ok := deeptest.ReadChat(w, r)
+	if !ok {
 		return
 	}
-	content := deeptest.Describe(req.Messages[len(req.Messages)-1].Content, nil)
-	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprintf(w, `{"id":"c","object":"chat.completion","created":1,"model":"test-model","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":%q}}],"usage":{"prompt_tokens":100,"completion_tokens":20,"total_tokens":120}}`, content)
+	deeptest.WriteReply(w, deeptest.Describe(msgs[len(msgs)-1], nil), 100, 20)
 }
 
 // scanForSecrets walks root and fails the test for every secret found

@@ -11,6 +11,7 @@ package deeptest
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"sync"
@@ -178,4 +179,30 @@ func categoryOf(id string) string {
 // that sums of it check the accounting.
 func Usage(promptBytes int, reply string) (prompt, completion int64) {
 	return int64(promptBytes/4 + 7), int64(len(reply)/4 + 1)
+}
+
+// ReadChat reads a chat-completions request as a scripted server sees it:
+// the contents of its messages, in order. When r is not such a request,
+// it answers 400 Bad Request and returns false.
+func ReadChat(w http.ResponseWriter, r *http.Request) ([]string, bool) {
+	var req struct {
+		Messages []struct{ Content string } `json:"messages"`
+	}
+	if r.URL.Path != "/v1/chat/completions" || json.NewDecoder(r.Body).Decode(&req) != nil || len(req.Messages) == 0 {
+		http.Error(w, "bad request", http.StatusBadRequest)
+		return nil, false
+	}
+	msgs := make([]string, len(req.Messages))
+	for i, m := range req.Messages {
+		msgs[i] = m.Content
+	}
+	return msgs, true
+}
+
+// WriteReply answers a chat-completions request with content as the
+// model's message, and the usage given.
+func WriteReply(w http.ResponseWriter, content string, prompt, completion int64) {
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"id":"c","object":"chat.completion","created":1,"model":"test-model","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":%q}}],"usage":{"prompt_tokens":%d,"completion_tokens":%d,"total_tokens":%d}}`,
+		content, prompt, completion, prompt+completion)
 }
