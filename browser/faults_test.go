@@ -21,7 +21,8 @@ import (
 	"actionspace/space"
 )
 
-// faultCase is what a crawl must make of one fault page of the corpus.
+// faultCase is what a crawl must make of one fault page: of the corpus
+// (faultCases) or of unlistedFaults (unlistedCases).
 type faultCase struct {
 	path     string
 	timeout  time.Duration // per attempt

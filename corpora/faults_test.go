@@ -2,10 +2,13 @@ package corpora
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -117,6 +120,32 @@ func TestHandler_FaultHugeDOM(t *testing.T) {
 	if got := strings.Count(body, "<i></i>") + strings.Count(body, "<div>"); got != HugeDOMNodes {
 		t.Errorf("%d elements in the rows, want %d", got, HugeDOMNodes)
 	}
+}
+
+// TestDocs_FaultSizes: the fault table of docs/crawl.md gives the sizes
+// of the pages that this package serves.
+func TestDocs_FaultSizes(t *testing.T) {
+	doc, err := os.ReadFile("../docs/crawl.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		fmt.Sprintf("| %s elements |", thousands(HugeDOMNodes)),
+		fmt.Sprintf("%s nested elements overflow", thousands(DeepNesting)),
+	} {
+		if !strings.Contains(string(doc), want) {
+			t.Errorf("docs/crawl.md lacks %q", want)
+		}
+	}
+}
+
+// thousands writes n with commas between groups of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // TestHandler_SlowFaults: /faults/never and /faults/drip hold the request

@@ -52,7 +52,7 @@ func (s *chatServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // categoryListing is a category of a deep action space with its first
 // action under it.
-var categoryListing = regexp.MustCompile(`(?m)^# (Navigation|Form|Actions)\n\* `)
+var categoryListing = regexp.MustCompile(`(?m)^# \S[^\n]*\n\* `)
 
 // TestCrawl_DeepMode crawls the corpus with --mode fast,deep against a local
 // chat server, reads the deep rows back, checks them against the server's

@@ -2,10 +2,12 @@
 // render, against an in-test chat client) and the LLM client's tests (in
 // llm, against a local chat-completions server) share: a small page with
 // five IDs, and the replies of a scripted model that describes the IDs a
-// prompt asks for.
+// prompt asks for, with the reading of a chat-completions request and the
+// writing of its reply for the local servers that give them.
 //
-// It works on prompt and reply text only and imports neither render nor
-// llm, so that render's own tests can use it without an import cycle.
+// It works on prompt and reply text (and their HTTP form) only and
+// imports neither render nor llm, so that render's own tests can use it
+// without an import cycle.
 package deeptest
 
 import (
