@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,59 +14,99 @@ import (
 	"actionspace/internal/browsertest"
 )
 
-// chromium is a real Chromium driven through playwright-go, for the tests
-// that check the capture script and the locators in a live page. The
-// browser adapter of the crawler does more (settling, frames, errors);
-// these tests need only a page, an isolated world and evaluation in it.
+// chromium is a page of the test binary's one Chromium, driven through
+// playwright-go, for the tests that check the capture script and the
+// locators in a live page. The browser adapter of the crawler does more
+// (settling, frames, errors); these tests need only a page, an isolated
+// world and evaluation in it.
 type chromium struct {
-	pw      *playwright.Playwright
-	browser playwright.Browser
-	context playwright.BrowserContext
-	page    playwright.Page
-	cdp     playwright.CDPSession
+	page playwright.Page
+	cdp  playwright.CDPSession
 }
 
-// startChromium launches Chromium with one page of 1280x720, or skips the
-// test (see browsertest.Require).
+// TestMain runs the package's tests and then closes the Chromium they
+// shared, if one of them started it.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	shared.close()
+	os.Exit(code)
+}
+
+// shared is the one Chromium of this test binary: a launch costs seconds
+// of CPU, and each test's page lives in a browser context of its own (its
+// own storage and renderer), so the tests share nothing else.
+var shared sharedChromium
+
+// sharedChromium is a Chromium and its Playwright driver, launched on
+// first use.
+type sharedChromium struct {
+	once    sync.Once
+	pw      *playwright.Playwright
+	browser playwright.Browser
+	err     error
+}
+
+// get returns the shared browser, launching it on the first call.
+func (s *sharedChromium) get() (playwright.Browser, error) {
+	s.once.Do(func() {
+		pw, err := playwright.Run(&playwright.RunOptions{})
+		if err != nil {
+			s.err = fmt.Errorf("start playwright driver: %w", err)
+			return
+		}
+		root := os.Geteuid() == 0
+		args := []string{"--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+			"--disable-component-update", "--disable-sync"}
+		if root {
+			args = append(args, "--no-sandbox")
+		}
+		br, err := pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
+			ExecutablePath:  playwright.String(browsertest.ChromiumPath),
+			Headless:        playwright.Bool(true),
+			ChromiumSandbox: playwright.Bool(!root),
+			Args:            args,
+		})
+		if err != nil {
+			_ = pw.Stop()
+			s.err = fmt.Errorf("launch chromium: %w", err)
+			return
+		}
+		s.pw, s.browser = pw, br
+	})
+	return s.browser, s.err
+}
+
+// close closes the browser and stops the driver, if get launched them.
+func (s *sharedChromium) close() {
+	if s.browser != nil {
+		_ = s.browser.Close()
+		_ = s.pw.Stop()
+	}
+}
+
+// startChromium opens a page of 1280x720 in a new context of the shared
+// Chromium, closed when the test ends, or skips the test (see
+// browsertest.Require).
 func startChromium(t *testing.T) *chromium {
 	t.Helper()
 	browsertest.Require(t)
-	pw, err := playwright.Run(&playwright.RunOptions{})
+	br, err := shared.get()
 	if err != nil {
-		t.Fatalf("start playwright driver: %v", err)
+		t.Fatal(err)
 	}
-	root := os.Geteuid() == 0
-	args := []string{"--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync"}
-	if root {
-		args = append(args, "--no-sandbox")
-	}
-	br, err := pw.Chromium.Launch(playwright.BrowserTypeLaunchOptions{
-		ExecutablePath:  playwright.String(browsertest.ChromiumPath),
-		Headless:        playwright.Bool(true),
-		ChromiumSandbox: playwright.Bool(!root),
-		Args:            args,
-	})
-	if err != nil {
-		_ = pw.Stop()
-		t.Fatalf("launch chromium: %v", err)
-	}
-	c := &chromium{pw: pw, browser: br}
-	t.Cleanup(func() {
-		_ = br.Close()
-		_ = pw.Stop()
-	})
-	c.context, err = br.NewContext(playwright.BrowserNewContextOptions{
+	bctx, err := br.NewContext(playwright.BrowserNewContextOptions{
 		Viewport: &playwright.Size{Width: 1280, Height: 720},
 	})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("new browser context: %v", err)
 	}
-	if c.page, err = c.context.NewPage(); err != nil {
-		t.Fatal(err)
+	t.Cleanup(func() { _ = bctx.Close() })
+	c := &chromium{}
+	if c.page, err = bctx.NewPage(); err != nil {
+		t.Fatalf("new page: %v", err)
 	}
-	if c.cdp, err = c.context.NewCDPSession(c.page); err != nil {
-		t.Fatal(err)
+	if c.cdp, err = bctx.NewCDPSession(c.page); err != nil {
+		t.Fatalf("new CDP session: %v", err)
 	}
 	return c
 }
