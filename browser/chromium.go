@@ -127,8 +127,8 @@ func (b *pwBrowser) NewPage(ctx context.Context, cfg pipeline.PageConfig) (pipel
 	}
 	p.arg = string(arg)
 	p.dead, p.kill = context.WithCancel(context.Background())
-	// Most crawls list public URLs: the first tab is public, and is
-	// replaced, before it loads anything, for a URL of another class.
+	// Most crawls list public URLs: the first tab is public, and takes
+	// the class of its first URL when that is another (pwPage.currentTab).
 	tab, err := b.openTab(p, pipeline.ClassPublic)
 	if err != nil {
 		return nil, err

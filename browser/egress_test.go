@@ -254,6 +254,22 @@ pc.createOffer().then((o) => pc.setLocalDescription(o));
 		}
 	})
 
+	t.Run("fresh page takes its first URL's class", func(t *testing.T) {
+		page := mustNewPage(t, b)
+		first := page.(*pwPage).activeTab()
+		private.reset()
+		load(t, page, private.url+"/listed")
+		if got := page.(*pwPage).activeTab(); got != first {
+			t.Error("the fresh tab was replaced for a private URL; nothing had gone through its proxy")
+		}
+		if got := first.egress.Class(); got != pipeline.ClassPrivate {
+			t.Errorf("the tab's proxy has class %s, want %s", got, pipeline.ClassPrivate)
+		}
+		if hits := private.took(); !slices.Contains(hits, "/listed") {
+			t.Errorf("the private server got %v, want /listed", hits)
+		}
+	})
+
 	t.Run("beacon as a public page unloads for a private one", func(t *testing.T) {
 		page := mustNewPage(t, b)
 		private.reset()

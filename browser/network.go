@@ -19,10 +19,11 @@ import (
 // The network policy (pipeline.NetworkConfig) is enforced by the egress
 // proxy (package egress): every browser context gets its own proxy
 // session, whose class is the class of the URLs it loads, fixed for the
-// context's life. A load of a URL of another class gets a fresh context,
-// after the old page has unloaded (to about:blank) under its own session,
-// so that what it sends on its way out (a pagehide beacon, a keepalive
-// fetch) is judged by its own class, never by the next page's.
+// context's life from its first request on. A load of a URL of another
+// class than the tab's last one gets a fresh context, after the old page
+// has unloaded (to about:blank) under its own session, so that what it
+// sends on its way out (a pagehide beacon, a keepalive fetch) is judged by
+// its own class, never by the next page's.
 
 const (
 	// unloadWait bounds the navigation to about:blank that unloads a page

@@ -227,11 +227,19 @@ func (p *pwPage) activeTab() *pwTab {
 
 // currentTab returns the tab to load a URL of network class class in,
 // replacing it first when the last load failed, or when its class is
-// another (after unloading its page under its own class).
+// another (after unloading its page under its own class) and its proxy
+// has carried a request.
 func (p *pwPage) currentTab(ctx context.Context, class pipeline.AddrClass) (*pwTab, error) {
 	p.mu.Lock()
 	tab, stale := p.tab, p.stale
-	swap := stale || tab != nil && tab.egress != nil && tab.class != class
+	other := tab != nil && tab.egress != nil && tab.class != class
+	if other && !stale && !tab.used && tab.egress.Reclass(class) {
+		// Nothing has gone through the fresh tab's proxy yet: it takes
+		// the class, and the context is kept (opening one costs the
+		// browser a renderer and a third of a second of CPU).
+		tab.class, other = class, false
+	}
+	swap := stale || other
 	if swap {
 		p.tab = nil // its close event is not a failure of p
 	}

@@ -70,11 +70,10 @@ type Options struct {
 }
 
 // Session is one listener of the proxy, for one browser context, with a
-// fixed policy class (see the package documentation). It is safe for
-// concurrent use.
+// fixed policy class (see the package documentation): fixed from its first
+// request on (see [Session.Reclass]). It is safe for concurrent use.
 type Session struct {
 	policy   pipeline.NetworkConfig
-	class    pipeline.AddrClass
 	resolver Resolver
 	dial     func(ctx context.Context, network, addr string) (net.Conn, error)
 	log      *slog.Logger
@@ -84,6 +83,8 @@ type Session struct {
 	addr     string
 
 	mu      sync.Mutex
+	class   pipeline.AddrClass
+	served  bool // a request has come: class is fixed
 	refused int
 	why     map[string]string // target → why it was refused, since the last Reset
 	tunnels map[net.Conn]struct{}
@@ -159,7 +160,25 @@ func advertised(ln *net.TCPAddr, adv string) string {
 func (s *Session) Server() string { return "http://" + s.addr }
 
 // Class is the session's policy class.
-func (s *Session) Class() pipeline.AddrClass { return s.class }
+func (s *Session) Class() pipeline.AddrClass {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.class
+}
+
+// Reclass gives the session the class class if no request has come to it
+// yet, and reports whether the session now has that class. A browser
+// context is opened before the class of the first URL it loads is known;
+// while nothing has gone through its proxy, nothing can have been judged
+// by the wrong class, and the context need not be replaced for that URL.
+func (s *Session) Reclass(class pipeline.AddrClass) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.served {
+		s.class = class
+	}
+	return s.class == class
+}
 
 // Reset forgets the refusals counted and remembered so far: a load starts
 // with none.
@@ -207,6 +226,9 @@ func (s *Session) Close() error {
 // ServeHTTP serves one request of the browser: a CONNECT tunnel or a
 // plain-HTTP request to forward.
 func (s *Session) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.served = true
+	s.mu.Unlock()
 	if r.Method == http.MethodConnect {
 		s.tunnel(w, r)
 		return
@@ -234,8 +256,9 @@ func (s *Session) dialChecked(ctx context.Context, network, addr string) (net.Co
 	if err != nil {
 		return nil, err
 	}
-	if !s.policy.Allows(s.class, class) {
-		why := Reason(host, class, s.class)
+	own := s.Class()
+	if !s.policy.Allows(own, class) {
+		why := Reason(host, class, own)
 		s.note(target(host, port), why)
 		return nil, fmt.Errorf("%w: %s", ErrRefused, why)
 	}

@@ -308,3 +308,48 @@ func TestEgress_URLClass(t *testing.T) {
 		}
 	}
 }
+
+// TestEgress_Reclass: a session takes another class only while no request
+// has come to it. A public session made private before its first request
+// forwards a request to a private address; once a request has come, the
+// session keeps its class, and the private address stays refused.
+func TestEgress_Reclass(t *testing.T) {
+	t.Parallel()
+	priv := startCounted(t, "127.0.0.3:0", "private page")
+	target := "http://127.0.0.3:" + priv.port + "/"
+	for _, tc := range []struct {
+		name      string
+		firstGet  bool // a request comes before Reclass
+		want      pipeline.AddrClass
+		reclassed bool
+		refused   bool
+	}{
+		{"fresh", false, pipeline.ClassPrivate, true, false},
+		{"served", true, pipeline.ClassPublic, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newTestSession(t, pipeline.ClassPublic, &fakeDNS{asked: map[string]int{}})
+			client := proxied(t, s)
+			get := func() bool {
+				resp, err := client.Get(target)
+				if err != nil {
+					t.Fatalf("GET %s: %v", target, err)
+				}
+				resp.Body.Close()
+				return resp.StatusCode == http.StatusNoContent && resp.Header.Get(RefusedHeader) != ""
+			}
+			if tc.firstGet && !get() {
+				t.Fatalf("a public session forwarded a request to %s", target)
+			}
+			if got := s.Reclass(pipeline.ClassPrivate); got != tc.reclassed {
+				t.Errorf("Reclass = %v, want %v", got, tc.reclassed)
+			}
+			if got := s.Class(); got != tc.want {
+				t.Errorf("class %s, want %s", got, tc.want)
+			}
+			if got := get(); got != tc.refused {
+				t.Errorf("GET %s refused = %v, want %v", target, got, tc.refused)
+			}
+		})
+	}
+}
