@@ -235,8 +235,8 @@ func (p *pwPage) currentTab(ctx context.Context, class pipeline.AddrClass) (*pwT
 	other := tab != nil && tab.egress != nil && tab.class != class
 	if other && !stale && !tab.used && tab.egress.Reclass(class) {
 		// Nothing has gone through the fresh tab's proxy yet: it takes
-		// the class, and the context is kept (opening one costs the
-		// browser a renderer and a third of a second of CPU).
+		// the class, and the context is kept (a new one would cost the
+		// browser a renderer process and its set-up).
 		tab.class, other = class, false
 	}
 	swap := stale || other
