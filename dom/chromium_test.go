@@ -2,6 +2,7 @@ package dom
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -28,7 +29,12 @@ type chromium struct {
 // shared, if one of them started it.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	shared.close()
+	if err := shared.close(); err != nil {
+		fmt.Fprintln(os.Stderr, "close the shared Chromium:", err)
+		if code == 0 {
+			code = 1
+		}
+	}
 	os.Exit(code)
 }
 
@@ -77,11 +83,11 @@ func (s *sharedChromium) get() (playwright.Browser, error) {
 }
 
 // close closes the browser and stops the driver, if get launched them.
-func (s *sharedChromium) close() {
-	if s.browser != nil {
-		_ = s.browser.Close()
-		_ = s.pw.Stop()
+func (s *sharedChromium) close() error {
+	if s.browser == nil {
+		return nil
 	}
+	return errors.Join(s.browser.Close(), s.pw.Stop())
 }
 
 // startChromium opens a page of 1280x720 in a new context of the shared

@@ -4,12 +4,13 @@
 // context (navigations, subresources, frames at any depth, redirects,
 // WebSockets, beacons, service-worker fetches, prefetches).
 //
-// A [Session] is one listener with a fixed policy class: the class of the
-// URL its page was listed under (see pipeline.NetworkConfig). For every
-// request it resolves the host name itself, classes every address the
-// name resolved to (the most restricted one winning), and either refuses
-// or dials exactly one of the addresses it checked, so that a DNS answer
-// that changes between the check and the connection (DNS rebinding) gains
+// A [Session] is one listener with a policy class: the class of the URL
+// its page was listed under (see pipeline.NetworkConfig), fixed once the
+// session has carried a request ([Session.Reclass]). For every request it
+// resolves the host name itself, classes every address the name resolved
+// to (the most restricted one winning), and either refuses or dials
+// exactly one of the addresses it checked, so that a DNS answer that
+// changes between the check and the connection (DNS rebinding) gains
 // nothing. Plain HTTP is forwarded; HTTPS and WebSockets come as CONNECT
 // tunnels, which are checked the same way and then spliced byte for byte
 // (nothing is decrypted).
