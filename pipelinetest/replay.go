@@ -409,8 +409,11 @@ func (p *Page) load(ctx context.Context, rawURL string) (*pipeline.Load, error) 
 		case <-ctx.Done():
 			timer.Stop()
 		}
-		// A load whose context ended fails, however late it woke.
-		if err := ctx.Err(); err != nil {
+		// A load whose context ended fails, however late it woke; so
+		// does one whose deadline has passed while the context's own
+		// timer has not yet run (a busy machine can wake the load's
+		// timer first).
+		if err := deadlineErr(ctx); err != nil {
 			return ld, &pipeline.PageError{Kind: pipeline.ErrorKindOf(err), URL: rawURL, Err: fmt.Errorf("navigate: scripted slow load of %v: %w", fault.Delay, err)}
 		}
 		ld.Navigate = fault.Delay
@@ -426,6 +429,18 @@ func (p *Page) load(ctx context.Context, rawURL string) (*pipeline.Load, error) 
 		return failStatus(ld, rawURL, http.StatusNotFound)
 	}
 	return p.replay(ld, page, u, fault, faulted && fault.Kind == StepFail)
+}
+
+// deadlineErr is ctx's error, or context.DeadlineExceeded when ctx's
+// deadline has passed and the context has not yet said so.
+func deadlineErr(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
+		return context.DeadlineExceeded
+	}
+	return nil
 }
 
 // fail makes the outcome of a scripted fault.

@@ -385,10 +385,25 @@ func TestReplay_Slow(t *testing.T) {
 			t.Errorf("limit %v: %v after %v, want a timeout at the limit", limit, err, took)
 		}
 	}
+	// A deadline that has passed while the context has not yet said so
+	// (its timer not run yet, as on a busy machine): the load times out.
+	ctx := lateContext{Context: context.Background(), deadline: time.Now().Add(-time.Millisecond)}
+	if _, err := p.Load(ctx, site+"/docs.html"); pipeline.ErrorKindOf(err) != pipeline.KindTimeout {
+		t.Errorf("past deadline, context not yet done: %v, want a timeout", err)
+	}
 	if err := b.SetFault("/x", Fault{Kind: Slow}); err == nil {
 		t.Error("a slow fault without a delay was taken")
 	}
 }
+
+// lateContext is a context whose deadline has passed but which is not
+// done: what a load sees when it wakes before the context's timer runs.
+type lateContext struct {
+	context.Context
+	deadline time.Time
+}
+
+func (c lateContext) Deadline() (time.Time, bool) { return c.deadline, true }
 
 // TestReplay_PageContract: overlapping loads of one page, a load after
 // Close, and NewPage after the Browser's Close all fail; the page counts
