@@ -601,7 +601,11 @@ func TestOutput_Lock(t *testing.T) {
 	backends(t, func(t *testing.T, open func(t *testing.T) store.Store) {
 		ctx := context.Background()
 		st := open(t)
-		cfg := Config{PartPages: 1, Partition: "shard=0002", LockTTL: time.Second}
+		// The TTL leaves a busy machine room: the holder renews every
+		// TTL/3, and Check refuses once less than TTL/6 is left, so a
+		// slow renewal or two of the S3 server must not lose the lease
+		// (with a 1 s TTL, make test lost it once).
+		cfg := Config{PartPages: 1, Partition: "shard=0002", LockTTL: 3 * time.Second}
 		first, err := OpenOutput(ctx, st, "first", cfg, quiet())
 		if err != nil {
 			t.Fatal(err)
@@ -617,7 +621,7 @@ func TestOutput_Lock(t *testing.T) {
 			other.Close(ctx)
 		}
 		// Renewals keep the lock past its TTL.
-		time.Sleep(1500 * time.Millisecond)
+		time.Sleep(cfg.LockTTL * 3 / 2)
 		if err := first.Check(); err != nil {
 			t.Fatalf("the holder after 1.5 TTL: %v, want its renewals to keep the lock", err)
 		}
