@@ -7,13 +7,18 @@
 #   make throughput  the crawl's time as ratios to the bare navigation loop
 #                (docs/throughput.md); URLS=FILE measures on a URL list
 #
-# setup installs what the main job needs: Chromium, Node.js and the
-# Playwright driver. setup-test adds what only the tests need: the
-# S3-compatible test server (compiled from source once, into the module
-# cache) and python3-zstandard (the dataset card's recipe is tested).
+# setup installs what the main job needs: Chromium's headless build
+# (Debian's chromium-headless-shell), Node.js and the Playwright driver.
+# setup-test adds what only the tests need: the S3-compatible test server
+# (compiled from source once, into the module cache), python3-zstandard
+# (the dataset card's recipe is tested) and the full browser (Debian's
+# chromium, which one test compares with the headless build).
 
 GO       ?= go
-CHROMIUM ?= /usr/bin/chromium
+CHROMIUM ?= /usr/bin/chromium-headless-shell
+# FULL_CHROMIUM is Debian's full browser. Only the tests launch it: one
+# checks that it captures what the headless build captures.
+FULL_CHROMIUM ?= /usr/bin/chromium
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS     ?=
 URLS     ?=
@@ -40,8 +45,8 @@ all: test
 # setup and setup-test are idempotent: each step checks before it acts.
 setup:
 	@if [ ! -x "$(CHROMIUM)" ]; then \
-		echo "setup: installing Debian chromium"; \
-		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium; \
+		echo "setup: installing Debian chromium-headless-shell"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium-headless-shell; \
 	fi
 	@if ! command -v node >/dev/null 2>&1; then \
 		echo "setup: installing Debian nodejs"; \
@@ -50,6 +55,10 @@ setup:
 	@$(GO) run ./cmd/setup
 
 setup-test: setup
+	@if [ ! -x "$(FULL_CHROMIUM)" ]; then \
+		echo "setup-test: installing Debian chromium (a test compares it with the headless build)"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium; \
+	fi
 	@if ! python3 -c 'import zstandard' 2>/dev/null && ! /usr/bin/python3 -c 'import zstandard' 2>/dev/null; then \
 		echo "setup-test: installing Debian python3-zstandard (the dataset card's recipe is tested)"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3 python3-zstandard; \

@@ -17,6 +17,7 @@ import (
 
 	"actionspace/corpora"
 	"actionspace/dataset"
+	"actionspace/internal/browsertest"
 	"actionspace/metrics"
 	"actionspace/pipeline"
 	"actionspace/space"
@@ -64,7 +65,7 @@ func readProcs(tb testing.TB) procTable {
 // that pid is or descends from; 0 if none.
 func (pt procTable) browserOf(pid int) int {
 	for p := pid; p > 1; p = pt.parent[p] {
-		if pt.comm[p] != "chromium" {
+		if !browsertest.IsChromium(pt.comm[p]) {
 			continue
 		}
 		cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p), "cmdline"))

@@ -19,11 +19,21 @@ import (
 )
 
 // chromiumArgs are the launch flags for Debian's Chromium in this
-// environment; --no-sandbox is added only when running as root. WebRTC
-// may not send UDP past the proxy (its TCP goes through the proxy like
-// every other connection).
+// environment, its headless build (DefaultChromiumPath) or the full
+// browser (FullChromiumPath); --no-sandbox is added only when running as
+// root.
+//
+// WebRTC may not send UDP past the proxy (its TCP goes through the proxy
+// like every other connection). Each build reads its own switch for that:
+// the full browser --webrtc-ip-handling-policy, the headless build only
+// --force-webrtc-ip-handling-policy (TestEgress_Pages fails in each
+// without its switch). The headless build would also render cross-site
+// frames in the page's own renderer process; --site-per-process gives
+// them processes of their own, as the full browser does by default.
 var chromiumArgs = []string{
 	"--webrtc-ip-handling-policy=disable_non_proxied_udp",
+	"--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+	"--site-per-process",
 	"--headless",
 	"--disable-gpu",
 	"--disable-quic",

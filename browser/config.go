@@ -9,9 +9,18 @@ import (
 	"actionspace/pipeline"
 )
 
-// DefaultChromiumPath is where Debian's chromium package installs the
-// browser.
-const DefaultChromiumPath = "/usr/bin/chromium"
+// DefaultChromiumPath is where Debian's chromium-headless-shell package
+// installs Chromium's headless build: the same Blink and V8 as the chromium
+// package's browser, without the browser's user interface layers. On the
+// bundled corpus it captures the same rows with much less CPU per page
+// (docs/throughput.md); --chromium with FullChromiumPath drives
+// the full browser instead.
+const DefaultChromiumPath = "/usr/bin/chromium-headless-shell"
+
+// FullChromiumPath is where Debian's chromium package installs the full
+// browser, which a crawl launches when told to (--chromium) and the tests
+// compare with the headless build.
+const FullChromiumPath = "/usr/bin/chromium"
 
 // DefaultMaxJSHeapMB is the default of Config.MaxJSHeapMB. Left alone,
 // V8 lets a renderer's heap grow to about 4 GiB on a machine of this
@@ -97,7 +106,7 @@ func (c Config) logger() *slog.Logger {
 // make.
 func CheckChromium(path string) error {
 	if _, err := os.Stat(path); err != nil {
-		return fmt.Errorf("chromium: %w (install it with `make setup` or apt-get install chromium, or pass --chromium)", err)
+		return fmt.Errorf("chromium: %w (install it with `make setup` or apt-get install chromium-headless-shell, or pass --chromium)", err)
 	}
 	return nil
 }

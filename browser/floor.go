@@ -10,11 +10,12 @@ import (
 // floorPage is the load of a floor crawl (pipeline.PageConfig.Floor): it
 // navigates tab to rawURL up to the load event and reads the page's HTML
 // with Playwright's content(), the bare loop a crawl's throughput is
-// measured against. Its failures are classified as a crawl's are.
+// measured against. Its failures are classified as a crawl's are
+// (navigationError).
 func (p *pwPage) floorPage(ctx context.Context, tab *pwTab, rawURL string) (*pipeline.Load, error) {
-	ld, _, err := p.startLoad(ctx, tab, rawURL)
-	if err != nil {
-		return ld, p.fail(ctx, rawURL, "navigate", pipeline.KindNavigate, err)
+	ld, nav, err := p.startLoad(ctx, tab, rawURL)
+	if err := p.navigationError(ctx, tab, rawURL, ld, nav, err); err != nil {
+		return ld, err
 	}
 	p.stage.Store("content")
 	start := time.Now()

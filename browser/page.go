@@ -438,28 +438,41 @@ func (p *pwPage) load(ctx context.Context, rawURL string) (*pipeline.Load, error
 // loadPage navigates tab to rawURL, captures and reads the HTML.
 func (p *pwPage) loadPage(ctx context.Context, tab *pwTab, rawURL string) (*pipeline.Load, error) {
 	ld, nav, err := p.startLoad(ctx, tab, rawURL)
+	if err := p.navigationError(ctx, tab, rawURL, ld, nav, err); err != nil {
+		return ld, err
+	}
+	return ld, p.captureState(ctx, tab, rawURL, ld)
+}
+
+// navigationError classifies how the navigation that startLoad made
+// ended (nav, err), before anything looks at the page: a refused
+// main-frame navigation, the proxy's answer instead of the target's, an
+// error status, a failed navigation, content that is not HTML. It is nil
+// when the page is there to capture. The floor classifies its loads by it
+// too.
+func (p *pwPage) navigationError(ctx context.Context, tab *pwTab, rawURL string, ld *pipeline.Load, nav *navResponse, err error) error {
 	if err != nil {
 		if why, _ := p.refusedMain(tab); why != "" {
-			return ld, &pipeline.PageError{Kind: pipeline.KindBlocked, URL: rawURL, Err: errors.New(why)}
+			return &pipeline.PageError{Kind: pipeline.KindBlocked, URL: rawURL, Err: errors.New(why)}
 		}
 	}
 	if nav != nil && nav.egressErr != "" {
 		// The proxy's answer, not the target's: a network failure.
 		ld.HTTPStatus, ld.ContentType = 0, ""
-		return ld, &pipeline.PageError{Kind: pipeline.KindNavigate, URL: rawURL, Err: fmt.Errorf("navigate: %s", nav.egressErr)}
+		return &pipeline.PageError{Kind: pipeline.KindNavigate, URL: rawURL, Err: fmt.Errorf("navigate: %s", nav.egressErr)}
 	}
 	if ld.HTTPStatus >= 400 {
-		// Checked first: an error status with an empty body fails the
-		// navigation itself.
-		return ld, &pipeline.PageError{Kind: pipeline.KindHTTP, URL: rawURL, Err: &pipeline.StatusError{Code: nav.status, Text: nav.statusText}}
+		// Checked first: in the full browser an error status with an
+		// empty body fails the navigation itself.
+		return &pipeline.PageError{Kind: pipeline.KindHTTP, URL: rawURL, Err: &pipeline.StatusError{Code: nav.status, Text: nav.statusText}}
 	}
 	if err != nil {
-		return ld, p.fail(ctx, rawURL, "navigate", pipeline.KindNavigate, err)
+		return p.fail(ctx, rawURL, "navigate", pipeline.KindNavigate, err)
 	}
 	if !isHTML(ld.ContentType) {
-		return ld, &pipeline.PageError{Kind: pipeline.KindContentType, URL: rawURL, Err: fmt.Errorf("content type %q is not HTML", ld.ContentType)}
+		return &pipeline.PageError{Kind: pipeline.KindContentType, URL: rawURL, Err: fmt.Errorf("content type %q is not HTML", ld.ContentType)}
 	}
-	return ld, p.captureState(ctx, tab, rawURL, ld)
+	return nil
 }
 
 // captureState captures the page's current state into ld: it settles and

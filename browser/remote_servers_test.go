@@ -26,7 +26,7 @@ import (
 
 // runServerTools are what a Playwright browser server needs here: node,
 // the driver's playwright-core CLI, and a browsers folder that points at
-// Debian's Chromium.
+// the Chromium a local crawl launches (DefaultChromiumPath).
 type runServerTools struct {
 	node, cli, browsers string
 }
@@ -35,7 +35,7 @@ type runServerTools struct {
 // like requireChromium, and also when node cannot be found. It lays out a
 // browsers folder for PLAYWRIGHT_BROWSERS_PATH: a run-server ignores the
 // client's executable path and launches the browser its browsers.json
-// names, so the folder links that name to Debian's Chromium.
+// names, so the folder links that name to DefaultChromiumPath.
 func requireRunServer(t testing.TB) runServerTools {
 	t.Helper()
 	requireChromium(t)
@@ -69,7 +69,7 @@ func requireRunServer(t testing.TB) runServerTools {
 // browsersFolder makes, in dir, the layout playwright-core expects under
 // PLAYWRIGHT_BROWSERS_PATH for its chromium and chromium-headless-shell
 // revisions (headless launches use the latter), each executable a symlink
-// to chromium.
+// to chromium: the server then launches what a local crawl launches.
 func browsersFolder(dir, browsersJSON, chromium string) (string, error) {
 	data, err := os.ReadFile(browsersJSON)
 	if err != nil {

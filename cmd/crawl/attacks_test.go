@@ -15,6 +15,7 @@ import (
 	"actionspace/dataset"
 	"actionspace/dataset/parts"
 	"actionspace/dom"
+	"actionspace/internal/browsertest"
 )
 
 // Bounds the attack crawl is held to, with what it measured on the 2-core
@@ -78,7 +79,7 @@ func procTree() map[int]procStat {
 }
 
 // browserRSS sums the RSS (KiB) of root's descendants (root excluded):
-// Chromium's processes (those named chromium and their children), and the
+// Chromium's processes (browsertest.IsChromium and their children), and the
 // others (the Playwright driver); and the PSS of Chromium's (which splits
 // the pages its processes share, where RSS counts them in each).
 func browserRSS(root int) (chromium, chromiumPSS, driver int64) {
@@ -86,7 +87,7 @@ func browserRSS(root int) (chromium, chromiumPSS, driver int64) {
 	for pid, p := range procs {
 		inChromium, under := false, false
 		for q := pid; q > 1; q = procs[q].ppid {
-			if procs[q].comm == "chromium" {
+			if browsertest.IsChromium(procs[q].comm) {
 				inChromium = true
 			}
 			if procs[q].ppid == root {

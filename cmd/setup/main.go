@@ -25,11 +25,9 @@ import (
 	"time"
 
 	"github.com/mxschmitt/playwright-go"
-)
 
-// chromiumPath is where Debian's chromium package puts the browser; setup only
-// reports on it, the pipeline launches it.
-const chromiumPath = "/usr/bin/chromium"
+	"actionspace/browser"
+)
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -208,8 +206,9 @@ func linkNode(link, node string) (bool, error) {
 // reportChromium says whether the browser the pipeline launches is present;
 // setup never installs a browser itself.
 func reportChromium(ctx context.Context, stdout io.Writer) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		fmt.Fprintf(stdout, "warning: %s not found: install it with apt-get install chromium\n", chromiumPath)
+	chromiumPath := browser.DefaultChromiumPath
+	if err := browser.CheckChromium(chromiumPath); err != nil {
+		fmt.Fprintf(stdout, "warning: %v\n", err)
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)

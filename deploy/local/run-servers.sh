@@ -1,6 +1,7 @@
 #!/bin/sh
 # run-servers.sh — start N Playwright browser servers on 127.0.0.1 that
-# launch this machine's Chromium (Debian's /usr/bin/chromium), for
+# launch this machine's Chromium (Debian's /usr/bin/chromium-headless-shell,
+# as a local crawl does), for
 # `crawl --browser-endpoint` on one machine. It is what the two-server test
 # of package pipeline does by hand. Ctrl-C stops them all.
 #
@@ -18,7 +19,7 @@ N=${1:-2}
 PORT=${2:-3000}
 DRIVER=${PLAYWRIGHT_DRIVER_PATH:-$HOME/.cache/ms-playwright-go/1.64.1}
 NODE=${PLAYWRIGHT_NODEJS_PATH:-$DRIVER/node}
-CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium-headless-shell}
 
 for f in "$NODE" "$DRIVER/package/cli.js" "$CHROMIUM"; do
 	if [ ! -e "$f" ]; then

@@ -6,13 +6,24 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/mxschmitt/playwright-go"
 )
 
-// ChromiumPath is where the tests expect Debian's Chromium.
-const ChromiumPath = "/usr/bin/chromium"
+// ChromiumPath is the Chromium the tests launch: browser.DefaultChromiumPath
+// (which this package cannot import: browser's own tests import it), and
+// a test of package browser checks that the two agree.
+const ChromiumPath = "/usr/bin/chromium-headless-shell"
+
+// IsChromium reports whether comm, a process name as /proc/PID/stat gives
+// it (the executable's name cut at 15 bytes), is one of Chromium's
+// processes: "chromium" for the full browser, "chromium-headle" for the
+// headless build.
+func IsChromium(comm string) bool {
+	return strings.HasPrefix(comm, "chromium")
+}
 
 // Require skips the calling test under -short, or when Chromium or the
 // Playwright driver (`make setup`) is missing. When
@@ -25,7 +36,7 @@ func Require(tb testing.TB) {
 	}
 	missing := ""
 	if _, err := os.Stat(ChromiumPath); err != nil {
-		missing = "chromium: " + err.Error() + " (apt-get install chromium)"
+		missing = "chromium: " + err.Error() + " (apt-get install chromium-headless-shell)"
 	} else if dir, err := DriverDirectory(); err != nil {
 		missing = "playwright driver: " + err.Error()
 	} else if _, err := os.Stat(filepath.Join(dir, "package", "cli.js")); err != nil {

@@ -23,6 +23,7 @@ func TestDocBlocks(t *testing.T) {
 	for block, file := range map[string]string{
 		"throughput-inflight":  "results/throughput-inflight.md",
 		"throughput-corpus":    "results/throughput.md",
+		"throughput-builds":    "results/throughput-builds.md",
 		"throughput-realworld": "results/throughput-realworld.md",
 	} {
 		got, ok := docblock.Get(string(doc), block)

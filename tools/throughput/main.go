@@ -15,7 +15,8 @@
 // 0, 500 and -1) or default (every format) — with optional suffixes:
 // "-open" lifts the network policy (crawl --allow-private: no egress
 // proxy), "-quiet" settles by the quiet-DOM rule (crawl --settle quiet),
-// "-evidence" on evidence (crawl --settle evidence, the default), "-seq"
+// "-evidence" on evidence (crawl --settle evidence, the default), "-full"
+// launches Debian's full browser (-full-chromium) instead of -chromium, "-seq"
 // takes the extras one after the other (as the crawl did before it took
 // them at once) and "@N" loads N pages at once instead of -in-flight.
 //
@@ -73,7 +74,9 @@ type options struct {
 	doc      string
 	urls     string
 	chromium string
-	timeout  time.Duration
+	// fullChromium is the browser of the -full ways.
+	fullChromium string
+	timeout      time.Duration
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -84,13 +87,14 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		fmt.Fprintf(stderr, "Usage: throughput [flags] [URL-FILE]\n\nMeasures crawls as ratios to the floor (the bare navigation loop) in one run; without a URL list, on the bundled corpus.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	ways := fs.String("ways", defaultWays, "the ways measured (`LIST`): floor, actionspace, default, each with optional -open (no egress proxy), -quiet or -evidence (the settle rule; evidence by default), -seq (extras one after the other) and @N (N pages in flight)")
+	ways := fs.String("ways", defaultWays, "the ways measured (`LIST`): floor, actionspace, default, each with optional -open (no egress proxy), -quiet or -evidence (the settle rule; evidence by default), -full (Debian's full browser, -full-chromium), -seq (extras one after the other) and @N (N pages in flight)")
 	fs.IntVar(&o.rounds, "rounds", 2, "measure every way this many times (`N`), alternating their order")
 	fs.IntVar(&o.workers, "workers", pipeline.DefaultWorkers(), "pages processed at once (`N`), as crawl --workers")
 	fs.IntVar(&o.inFlight, "in-flight", 0, "pages loaded at once (`N`), as crawl --in-flight (0: one per worker); the floor loads as many")
 	fs.StringVar(&o.out, "out", "results/throughput.md", "write the table to `FILE` too")
 	fs.StringVar(&o.doc, "doc", "", "and between the `NAME` markers of "+docFile)
 	fs.StringVar(&o.chromium, "chromium", browser.DefaultChromiumPath, "Chromium executable `PATH`")
+	fs.StringVar(&o.fullChromium, "full-chromium", browser.FullChromiumPath, "the Chromium executable (`PATH`) of the -full ways")
 	fs.DurationVar(&o.timeout, "timeout", pipeline.DefaultTimeout, "time limit per URL attempt (`DURATION`)")
 	if err := cli.Parse(fs, args); err != nil {
 		return o, err
@@ -111,7 +115,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		}
 		o.ways = append(o.ways, w)
 	}
-	if !slices.ContainsFunc(o.ways, func(w way) bool { return w.base == baseFloor && !w.open && w.inFlight == 0 }) {
+	if !slices.ContainsFunc(o.ways, func(w way) bool { return w.base == baseFloor && !w.open && !w.full && w.inFlight == 0 }) {
 		return o, cli.Usagef("-ways: the ratios need %q among them", baseFloor)
 	}
 	return o, nil
@@ -122,6 +126,7 @@ type way struct {
 	name     string
 	base     string
 	open     bool   // the network policy lifted: no egress proxy
+	full     bool   // Debian's full browser, not -chromium
 	settle   string // the settle rule; "": the crawl's default
 	seq      bool   // the extras one after the other
 	inFlight int    // 0: -in-flight
@@ -154,8 +159,10 @@ func parseWay(s string) (way, error) {
 			w.settle = suffix
 		case "seq":
 			w.seq = true
+		case "full":
+			w.full = true
 		default:
-			return w, fmt.Errorf("%q: unknown suffix %q (want -open, -quiet, -evidence or -seq)", s, suffix)
+			return w, fmt.Errorf("%q: unknown suffix %q (want -open, -quiet, -evidence, -full or -seq)", s, suffix)
 		}
 	}
 	if w.base == baseFloor && w.settle != "" {
@@ -214,6 +221,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err := browser.CheckChromium(bcfg.ChromiumPath); err != nil {
 		return err
 	}
+	full := bcfg
+	full.ChromiumPath = o.fullChromium
+	if slices.ContainsFunc(o.ways, func(w way) bool { return w.full }) {
+		if err := browser.CheckChromium(full.ChromiumPath); err != nil {
+			return err
+		}
+	}
 	host := hostinfo.Describe()
 	got := map[string][]measurement{}
 	for r := range o.rounds {
@@ -222,7 +236,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			slices.Reverse(order)
 		}
 		for _, w := range order {
-			m, err := measure(ctx, w, w.config(o, log), bcfg, targets)
+			b := bcfg
+			if w.full {
+				b = full
+			}
+			m, err := measure(ctx, w, w.config(o, log), b, targets)
 			if err != nil {
 				return fmt.Errorf("round %d, %s: %w", r+1, w.name, err)
 			}

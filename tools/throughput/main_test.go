@@ -25,6 +25,8 @@ func TestParseWay(t *testing.T) {
 		{"default-quiet-evidence", way{}, true},
 		{"floor-quiet", way{}, true},
 		{"default-seq", way{name: "default-seq", base: baseDefault, seq: true}, false},
+		{"floor-full", way{name: "floor-full", base: baseFloor, full: true}, false},
+		{"actionspace-full-open", way{name: "actionspace-full-open", base: baseActionSpace, full: true, open: true}, false},
 		{"floor-evidence", way{}, true},
 		{"crawl", way{}, true},
 		{"default-fast", way{}, true},
@@ -42,8 +44,10 @@ func TestParseWay(t *testing.T) {
 // TestParseOptions: the ratios need the floor among the ways.
 func TestParseOptions(t *testing.T) {
 	t.Parallel()
-	if _, err := parseOptions([]string{"-ways", "actionspace,default"}, io.Discard); err == nil {
-		t.Error("ways without the floor accepted")
+	for _, ways := range []string{"actionspace,default", "floor-full,default"} {
+		if _, err := parseOptions([]string{"-ways", ways}, io.Discard); err == nil {
+			t.Errorf("-ways %s accepted: the ratios need the floor in the default browser", ways)
+		}
 	}
 	o, err := parseOptions([]string{"-ways", "floor,default-open", "-rounds", "3", "list.txt"}, io.Discard)
 	if err != nil || len(o.ways) != 2 || o.rounds != 3 || o.urls != "list.txt" {
