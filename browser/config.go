@@ -12,7 +12,7 @@ import (
 // DefaultChromiumPath is where Debian's chromium-headless-shell package
 // installs Chromium's headless build: the same Blink and V8 as the chromium
 // package's browser, without the browser's user interface layers. On the
-// bundled corpus it captures the same rows with much less CPU per page
+// bundled corpus it captures the same rows in much less time per page
 // (docs/throughput.md); --chromium with FullChromiumPath drives
 // the full browser instead.
 const DefaultChromiumPath = "/usr/bin/chromium-headless-shell"
