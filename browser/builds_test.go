@@ -24,19 +24,15 @@ func TestChromiumPath(t *testing.T) {
 
 // TestChromium_BuildsLoadAlike loads every corpus page in the headless
 // build a crawl launches and in Debian's full browser (make setup-test
-// installs it), the extras on: the
-// captures, the AI snapshots and the accessibility trees must be the same
-// in both, apart from what names one load (the document's token, the
-// times, frame and backend node ids). DefaultChromiumPath's comment rests
-// on it.
+// installs it), the extras on: the captures, the AI snapshots and the
+// accessibility trees must be the same in both, apart from what names one
+// load (the document's token, the times, frame and backend node ids).
+// DefaultChromiumPath's comment rests on it.
 func TestChromium_BuildsLoadAlike(t *testing.T) {
 	t.Parallel()
 	requireChromium(t)
 	if _, err := os.Stat(FullChromiumPath); err != nil {
-		if os.Getenv("ACTIONSPACE_REQUIRE_CHROMIUM") == "1" {
-			t.Fatalf("ACTIONSPACE_REQUIRE_CHROMIUM=1 but %v (make setup-test installs it)", err)
-		}
-		t.Skipf("%v (make setup-test installs it)", err)
+		browsertest.Missing(t, "the full browser: "+err.Error()+" (make setup-test installs it)")
 	}
 	srv, err := corpora.Start()
 	if err != nil {
@@ -71,7 +67,7 @@ func TestChromium_BuildsLoadAlike(t *testing.T) {
 		}
 		head, other := loads[0], loads[1]
 		var caps [2]dom.Capture
-		for i, ld := range []*pipeline.Load{head, other} {
+		for i, ld := range loads {
 			c, err := dom.Parse(ld.Capture)
 			if err != nil {
 				t.Fatalf("%s, %s build: %v", u, builds[i].name, err)

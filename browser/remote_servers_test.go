@@ -20,6 +20,7 @@ import (
 
 	"actionspace/corpora"
 	"actionspace/dataset"
+	"actionspace/internal/browsertest"
 	"actionspace/pipeline"
 	"actionspace/space"
 )
@@ -54,10 +55,7 @@ func requireRunServer(t testing.TB) runServerTools {
 		}
 	}
 	if tools.node == "" {
-		if os.Getenv("ACTIONSPACE_REQUIRE_CHROMIUM") == "1" {
-			t.Fatal("ACTIONSPACE_REQUIRE_CHROMIUM=1 but node is missing (run make setup)")
-		}
-		t.Skip("node is missing (run make setup)")
+		browsertest.Missing(t, "node is missing (run make setup)")
 	}
 	tools.browsers, err = browsersFolder(t.TempDir(), filepath.Join(dir, "package", "browsers.json"), DefaultChromiumPath)
 	if err != nil {
