@@ -19,12 +19,13 @@ func TestDocBlocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := regexp.MustCompile(`^\| [a-z@0-9-]+ \| \d+\.\d s \| \d+\.\d \| \d+ \| \d+ \| \d+\.\d\d \| \d+ \| \d+ \| [0-9. →;]+ \|$`)
+	row := regexp.MustCompile(`^\| [a-z@0-9+-]+ \| \d+\.\d s \| \d+\.\d \| \d+ \| \d+ \| \d+\.\d\d \| \d+ \| \d+ \| [0-9. →;]+ \|$`)
 	for block, file := range map[string]string{
 		"throughput-inflight":  "results/throughput-inflight.md",
 		"throughput-corpus":    "results/throughput.md",
 		"throughput-builds":    "results/throughput-builds.md",
 		"throughput-realworld": "results/throughput-realworld.md",
+		"throughput-formats":   "results/throughput-formats.md",
 	} {
 		got, ok := docblock.Get(string(doc), block)
 		if !ok {

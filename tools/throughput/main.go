@@ -87,7 +87,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		fmt.Fprintf(stderr, "Usage: throughput [flags] [URL-FILE]\n\nMeasures crawls as ratios to the floor (the bare navigation loop) in one run; without a URL list, on the bundled corpus.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	ways := fs.String("ways", defaultWays, "the ways measured (`LIST`): floor, actionspace, default, each with optional -open (no egress proxy), -quiet or -evidence (the settle rule; evidence by default), -full (Debian's full browser, -full-chromium), -seq (extras one after the other) and @N (N pages in flight)")
+	ways := fs.String("ways", defaultWays, "the ways measured (`LIST`): floor, actionspace, default, each with optional -open (no egress proxy), -quiet or -evidence (the settle rule; evidence by default), -full (Debian's full browser, -full-chromium), -seq (extras one after the other) and @N (N pages in flight); actionspace+FORMAT[+FORMAT…] also renders the formats named (after the suffixes, before @N)")
 	fs.IntVar(&o.rounds, "rounds", 2, "measure every way this many times (`N`), alternating their order")
 	fs.IntVar(&o.workers, "workers", pipeline.DefaultWorkers(), "pages processed at once (`N`), as crawl --workers")
 	fs.IntVar(&o.inFlight, "in-flight", 0, "pages loaded at once (`N`), as crawl --in-flight (0: one per worker); the floor loads as many")
@@ -130,6 +130,9 @@ type way struct {
 	settle   string // the settle rule; "": the crawl's default
 	seq      bool   // the extras one after the other
 	inFlight int    // 0: -in-flight
+	// plus lists, joined by "+", the formats an actionspace way renders
+	// besides actionspace: it measures what each costs on its own.
+	plus string
 }
 
 // parseWay reads a way's name: a base and its suffixes.
@@ -143,6 +146,7 @@ func parseWay(s string) (way, error) {
 		}
 		rest, w.inFlight = base, v
 	}
+	rest, plus, hasPlus := strings.Cut(rest, "+")
 	parts := strings.Split(rest, "-")
 	w.base = parts[0]
 	if w.base != baseFloor && w.base != baseActionSpace && w.base != baseDefault {
@@ -168,6 +172,16 @@ func parseWay(s string) (way, error) {
 	if w.base == baseFloor && w.settle != "" {
 		return w, fmt.Errorf("%q: the floor does not settle", s)
 	}
+	if hasPlus {
+		if w.base != baseActionSpace {
+			return w, fmt.Errorf("%q: +FORMAT adds a format to actionspace only", s)
+		}
+		formats, err := space.ParseFormats(space.FormatActionSpace + "," + strings.ReplaceAll(plus, "+", ","))
+		if err != nil {
+			return w, fmt.Errorf("%q: %w", s, err)
+		}
+		w.plus = strings.Join(formats[1:], "+")
+	}
 	return w, nil
 }
 
@@ -183,7 +197,11 @@ func (w way) config(o options, log *slog.Logger) pipeline.Config {
 		cfg.UseFormats([]string{space.FormatActionSpace})
 		cfg.Page.Floor = true
 	case baseActionSpace:
-		cfg.UseFormats([]string{space.FormatActionSpace})
+		formats := []string{space.FormatActionSpace}
+		if w.plus != "" {
+			formats = append(formats, strings.Split(w.plus, "+")...)
+		}
+		cfg.UseFormats(formats)
 	}
 	cfg.Page.Network.AllowPrivate = w.open
 	if w.settle != "" {

@@ -32,6 +32,14 @@ func TestParseWay(t *testing.T) {
 		{"default-fast", way{}, true},
 		{"default@0", way{}, true},
 		{"default@x", way{}, true},
+		{"actionspace+playwright-ai", way{name: "actionspace+playwright-ai", base: baseActionSpace, plus: "playwright-ai"}, false},
+		{"actionspace-open+axtree+html@4", way{name: "actionspace-open+axtree+html@4", base: baseActionSpace, open: true, plus: "axtree+html", inFlight: 4}, false},
+		{"actionspace+actionspace", way{}, true},
+		{"actionspace+axtree+axtree", way{}, true},
+		{"actionspace+ai", way{}, true},
+		{"actionspace+", way{}, true},
+		{"default+html", way{}, true},
+		{"floor+html", way{}, true},
 	}
 	for _, tt := range tests {
 		got, err := parseWay(tt.in)
