@@ -16,7 +16,8 @@
 //
 // The records are normalized so that regenerating them churns little: the
 // corpus origin becomes http://corpus.test, the capture time a fixed
-// instant, frame ids F0, F1 … and backend node ids 1, 2 … in record order
+// instant, frame ids F0, F1 …, document tokens PAGE-d1, PAGE-d2 … and backend node
+// ids 1, 2 … in record order
 // (the browser's own ids depend on what the process loaded before; the
 // states of a page with steps share the numbering, so that a node keeps
 // its id across them).
@@ -123,7 +124,7 @@ func run(ctx context.Context, dir string, runs int, only string, out io.Writer) 
 			if r > 0 {
 				continue
 			}
-			if err := store(filepath.Join(dir, name), st, srv.URL, map[int]int{}); err != nil {
+			if err := store(filepath.Join(dir, name), st, srv.URL, newRenumbering(name)); err != nil {
 				return fmt.Errorf("%s: %w", p, err)
 			}
 			m := st.axtree.Match
@@ -156,24 +157,54 @@ func printCosts(out io.Writer, names []string, cost map[string]*costs) {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// store writes one page's records into dir, normalized. renumber maps the
-// browser's backend node ids to the stored ones; the states of one page
-// share it, so that a node keeps its id across steps.
-func store(dir string, st *state, origin string, renumber map[int]int) error {
+// renumbering maps the ids a load gives (the browser's backend node ids,
+// the capture script's document tokens) to the stored ones, in the order
+// they are met. The states of one page share one, so that a node keeps
+// its id, and a document its token, across steps.
+type renumbering struct {
+	page    string
+	backend map[int]int
+	doc     map[string]string
+}
+
+// newRenumbering starts the numbering of the page named page.
+func newRenumbering(page string) *renumbering {
+	return &renumbering{page: page, backend: map[int]int{}, doc: map[string]string{}}
+}
+
+// docToken returns the stored token of a document token: PAGE-d1,
+// PAGE-d2 … ("" stays ""). The page's name keeps the documents of two
+// pages apart: captures with the same token are of one document.
+func (r *renumbering) docToken(tok string) string {
+	if tok == "" {
+		return ""
+	}
+	if _, ok := r.doc[tok]; !ok {
+		r.doc[tok] = fmt.Sprintf("%s-d%d", r.page, len(r.doc)+1)
+	}
+	return r.doc[tok]
+}
+
+// store writes one page's records into dir, normalized through ids.
+func store(dir string, st *state, origin string, ids *renumbering) error {
 	c := st.capture
 	c.Page.URL = strings.Replace(c.Page.URL, origin, corpusOrigin, 1)
 	c.Page.Time = float64(fixedTime.UnixMilli())
 	c.Page.ScriptMs = 0
+	c.Page.Doc = ids.docToken(c.Page.Doc)
+	for i := range c.Nodes {
+		c.Nodes[i].KeyDoc = ids.docToken(c.Nodes[i].KeyDoc)
+	}
 	rec := st.axtree
 	for i := range rec.Frames {
 		rec.Frames[i].ID = fmt.Sprintf("F%d", i)
 	}
 	for i := range rec.Nodes {
 		if be := rec.Nodes[i].Backend; be != 0 {
-			if _, ok := renumber[be]; !ok {
-				renumber[be] = len(renumber) + 1
+			if _, ok := ids.backend[be]; !ok {
+				ids.backend[be] = len(ids.backend) + 1
 			}
-			rec.Nodes[i].Backend = renumber[be]
+			rec.Nodes[i].Backend = ids.backend[be]
 		}
 	}
 	files := []struct {

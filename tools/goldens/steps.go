@@ -50,13 +50,13 @@ func runSteps(ctx context.Context, dir string, out io.Writer) error {
 			return fmt.Errorf("%s: %w", p, err)
 		}
 		name := strings.TrimSuffix(path.Base(p), path.Ext(p))
-		renumber := map[int]int{}
+		ids := newRenumbering(name)
 		for i, st := range states {
 			sub := filepath.Join(dir, name)
 			if i > 0 {
 				sub = filepath.Join(sub, fmt.Sprintf("step-%d", i))
 			}
-			if err := store(sub, st, srv.URL, renumber); err != nil {
+			if err := store(sub, st, srv.URL, ids); err != nil {
 				return fmt.Errorf("%s step %d: %w", p, i, err)
 			}
 		}
