@@ -45,11 +45,17 @@ const memoryPage = "/fidelity/frame/leaf.html"
 // be at most 1.3 times that at 200: nothing the crawl keeps grows with the
 // list. It logs both, and the peak RSS and PSS of the browser's process
 // tree. ACTIONSPACE_MEMORY_URLS=200,20000 measures other sizes (the first
-// is the reference). It takes minutes: it runs only under make soak.
+// is the reference), and ACTIONSPACE_MEMORY_IN_FLIGHT=N loads N pages at
+// once (--in-flight; by default the crawl's, one per worker). It takes
+// minutes: it runs only under make soak.
 func TestSoak_CrawlMemoryFlat(t *testing.T) {
 	soaktest.Require(t, "crawl process memory flat from 200 to 2,000 URLs")
 	requireBrowser(t)
 	sizes := cmp.Or(os.Getenv("ACTIONSPACE_MEMORY_URLS"), "200,2000")
+	inFlight := cmp.Or(os.Getenv("ACTIONSPACE_MEMORY_IN_FLIGHT"), "0")
+	if n, err := strconv.Atoi(inFlight); err != nil || n < 0 {
+		t.Fatalf("ACTIONSPACE_MEMORY_IN_FLIGHT: %q", inFlight)
+	}
 	srv := startCorpus(t)
 	var goPeaks []int64
 	var counts []int
@@ -68,7 +74,7 @@ func TestSoak_CrawlMemoryFlat(t *testing.T) {
 		}
 		out := filepath.Join(t.TempDir(), "run")
 		start := time.Now()
-		p := startCrawl(t, nil, "--out", out, "--workers", "2", "--viewport-expansion", "0", "--encodings", "cl100k_base",
+		p := startCrawl(t, nil, "--out", out, "--workers", "2", "--in-flight", inFlight, "--viewport-expansion", "0", "--encodings", "cl100k_base",
 			"--settle-quiet", "0s", "--settle-max", "0s", "--timeout", "20s", list)
 		chromiumPeak, pssPeak, driverPeak := samplePeaks(p, 500*time.Millisecond)
 		code := p.wait(t, time.Second)
