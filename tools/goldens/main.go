@@ -16,11 +16,11 @@
 //
 // The records are normalized so that regenerating them churns little: the
 // corpus origin becomes http://corpus.test, the capture time a fixed
-// instant, frame ids F0, F1 …, document tokens PAGE-d1, PAGE-d2 … and backend node
-// ids 1, 2 … in record order
-// (the browser's own ids depend on what the process loaded before; the
-// states of a page with steps share the numbering, so that a node keeps
-// its id across them).
+// instant, frame ids F0, F1 …, document tokens PAGE-d1, PAGE-d2 … and
+// backend node ids 1, 2 … in record order (the browser's own ids depend
+// on what the process loaded before, and the capture script's tokens are
+// random; the states of a page with steps share the numbering, so that a
+// node keeps its id, and a document its token, across them).
 //
 // With -runs N it loads every page N times and prints the median cost of
 // each stage per page (the files come from the first run).

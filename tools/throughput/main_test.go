@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"actionspace/space"
 )
 
 func TestParseWay(t *testing.T) {
@@ -45,6 +48,34 @@ func TestParseWay(t *testing.T) {
 		got, err := parseWay(tt.in)
 		if (err != nil) != tt.wantErr || (!tt.wantErr && got != tt.want) {
 			t.Errorf("parseWay(%q) = %+v, %v; want %+v, error %v", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+// TestWayConfig: each way crawls the formats its name says, and takes
+// the records they need.
+func TestWayConfig(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		way            string
+		formats        []string
+		axTree, aiSnap bool
+	}{
+		{"floor", []string{"actionspace"}, false, false},
+		{"actionspace", []string{"actionspace"}, false, false},
+		{"actionspace+playwright-ai", []string{"actionspace", "playwright-ai"}, false, true},
+		{"actionspace-open+axtree+html", []string{"actionspace", "axtree", "html"}, true, false},
+		{"default", space.Formats(), true, true},
+	}
+	for _, tt := range tests {
+		w, err := parseWay(tt.way)
+		if err != nil {
+			t.Fatalf("parseWay(%q): %v", tt.way, err)
+		}
+		cfg := w.config(options{workers: 2}, nil)
+		if !slices.Equal(cfg.Formats, tt.formats) || cfg.Page.Extras.AXTree != tt.axTree || cfg.Page.Extras.AISnapshot != tt.aiSnap {
+			t.Errorf("%s: formats %v, accessibility tree %v, AI snapshot %v; want %v, %v, %v",
+				tt.way, cfg.Formats, cfg.Page.Extras.AXTree, cfg.Page.Extras.AISnapshot, tt.formats, tt.axTree, tt.aiSnap)
 		}
 	}
 }
