@@ -229,8 +229,11 @@ type PageRow struct {
 	// "too_large" (its text is longer than crawl --max-aisnapshot-bytes,
 	// or the page's DOM holds more nodes than crawl --max-ax-nodes or more
 	// text than crawl --max-ax-text, so that it was not taken), "malformed" (its lines do not parse), "deadline" (it did not come
-	// within its share of the URL's time limit, twice) or "failed"; empty
-	// when it was stored or not asked for.
+	// within its share of the URL's time limit, twice) or "failed"
+	// (Playwright's error is logged: its walk of the page recurses once
+	// per level of the DOM, so a DOM nested thousands of levels deep can
+	// exhaust its JavaScript stack); empty when it was stored or not asked
+	// for.
 	AISnapshotSkipped string `parquet:"aisnapshot_skipped"`
 	// ScriptMS is the capture script's own run time inside the page, as it
 	// measured itself, in milliseconds; null without a capture.
