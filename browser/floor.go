@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"actionspace/pipeline"
@@ -10,8 +11,9 @@ import (
 // floorPage is the load of a floor crawl (pipeline.PageConfig.Floor): it
 // navigates tab to rawURL up to the load event and reads the page's HTML
 // with Playwright's content(), the bare loop a crawl's throughput is
-// measured against. Its failures are classified as a crawl's are
-// (navigationError).
+// measured against. When the page config's extras ask for them, it then
+// takes the records raw (see rawRecords). Its failures are classified
+// as a crawl's are (navigationError).
 func (p *pwPage) floorPage(ctx context.Context, tab *pwTab, rawURL string) (*pipeline.Load, error) {
 	ld, nav, err := p.startLoad(ctx, tab, rawURL)
 	if err := p.navigationError(ctx, tab, rawURL, ld, nav, err); err != nil {
@@ -26,7 +28,38 @@ func (p *pwPage) floorPage(ctx context.Context, tab *pwTab, rawURL string) (*pip
 	}
 	ld.HTML, ld.HTMLBytes = html, len(html)
 	ld.CapturedAt = time.Now().UTC()
+	if err := p.rawRecords(tab, p.cfg.Extras, ld); err != nil {
+		return ld, p.fail(ctx, rawURL, "records", pipeline.KindCapture, err)
+	}
 	return ld, nil
+}
+
+// rawRecords takes, at once, the records cfg asks for, each the least a
+// crawl storing it must ask the browser for (pipeline.ExtrasConfig.Raw):
+// the AI snapshot as the crawl takes it (TakeAISnapshot), and the main
+// frame's accessibility tree in one Accessibility.getFullAXTree, without
+// the size check, the DOM snapshot, the frames and the tie to a capture
+// that TakeAXTree adds. Both are dropped; ld keeps their times.
+func (p *pwPage) rawRecords(tab *pwTab, cfg pipeline.ExtrasConfig, ld *pipeline.Load) error {
+	var axErr, snErr error
+	var fs []func()
+	if cfg.AXTree {
+		fs = append(fs, func() {
+			start := time.Now()
+			_, axErr = tab.cdp.Send("Accessibility.getFullAXTree", map[string]any{})
+			ld.AXTreeTime = time.Since(start)
+		})
+	}
+	if cfg.AISnapshot {
+		fs = append(fs, func() {
+			start := time.Now()
+			_, snErr = TakeAISnapshot(tab.page, tab.cdp, 0)
+			ld.AISnapshotTime = time.Since(start)
+		})
+	}
+	p.stage.Store("records")
+	atOnce(fs...)
+	return errors.Join(axErr, snErr)
 }
 
 // startLoad starts a load: it navigates tab to rawURL (see navigate) and

@@ -10,8 +10,9 @@ import (
 )
 
 // TestChromium_LoadFloor: a floor load (PageConfig.Floor) navigates and
-// reads the HTML, and nothing more: no settling, capture or extras, even
-// when they are asked for; a failed navigation fails as a crawl's does.
+// reads the HTML, and nothing more: no settling, capture or stored
+// records; the records the extras ask for are taken and dropped, each
+// timed. A failed navigation fails as a crawl's does.
 func TestChromium_LoadFloor(t *testing.T) {
 	cfg := defaultTestConfig()
 	cfg.page.Floor = true
@@ -35,6 +36,9 @@ func TestChromium_LoadFloor(t *testing.T) {
 	if ld.Capture != nil || ld.AXTree != nil || ld.AISnapshot != nil || ld.Settle != 0 || ld.CaptureTime != 0 {
 		t.Errorf("capture %d bytes, axtree %v, snapshot %v, settle %v, capture time %v; want none: the floor only navigates and reads",
 			len(ld.Capture), ld.AXTree != nil, ld.AISnapshot != nil, ld.Settle, ld.CaptureTime)
+	}
+	if ld.AXTreeTime <= 0 || ld.AISnapshotTime <= 0 {
+		t.Errorf("accessibility tree taken in %v, AI snapshot in %v; want both taken, as the extras ask", ld.AXTreeTime, ld.AISnapshotTime)
 	}
 
 	_, err = page.Load(ctx, closedURL(t))

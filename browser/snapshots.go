@@ -150,7 +150,8 @@ func TakeAISnapshot(page playwright.Page, cdp cdpSender, timeout time.Duration) 
 // capture. A record that fails for lack of time gets one more try within
 // the load's time limit. Both records leave secrets' values out before
 // they are checked and stored (see pageSecrets); the snapshot's need the
-// tree, so both are in before either is checked.
+// tree, so both are in before either is checked. cfg.Raw takes them raw
+// instead (rawRecords) and keeps neither.
 func (p *pwPage) takeExtras(ctx context.Context, tab *pwTab, rawURL string, in AXTreeInput, cfg pipeline.ExtrasConfig, secrets *pageSecrets, ld *pipeline.Load) {
 	var (
 		rec          *axtree.Record
@@ -160,6 +161,12 @@ func (p *pwPage) takeExtras(ctx context.Context, tab *pwTab, rawURL string, in A
 		snLate       bool
 		snNoTime     bool
 	)
+	if cfg.Raw {
+		if err := p.rawRecords(tab, cfg, ld); err != nil {
+			p.log.Warn("records taken raw failed", logURL, rawURL, logError, shortError{err})
+		}
+		return
+	}
 	in.MaxNodes, in.MaxText, in.MaxFrames = cfg.MaxAXNodes, cfg.MaxAXText, p.cfg.MaxFrames
 	if cfg.AXTree || cfg.AISnapshot {
 		p.stage.Store("page size")

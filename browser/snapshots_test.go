@@ -572,6 +572,15 @@ func TestChromium_LoadExtras(t *testing.T) {
 		t.Errorf("one after the other: tree %v, snapshot %v; want the same records as taken at once", ldSeq.AXTree != nil, ldSeq.AISnapshot != nil)
 	}
 
+	// Raw: both taken and timed, neither kept, nothing said of them.
+	raw := pipeline.DefaultExtrasConfig()
+	raw.Raw = true
+	ld = load(raw)
+	if ld.AXTree != nil || ld.AISnapshot != nil || ld.AXTreeTime <= 0 || ld.AISnapshotTime <= 0 || ld.AXTreeSkipped != "" || ld.AISnapshotSkipped != "" || ld.Capture == nil {
+		t.Errorf("raw: tree %v (%v, %q), snapshot %v (%v, %q), capture %d bytes; want both taken and dropped, the capture kept",
+			ld.AXTree != nil, ld.AXTreeTime, ld.AXTreeSkipped, ld.AISnapshot != nil, ld.AISnapshotTime, ld.AISnapshotSkipped, len(ld.Capture))
+	}
+
 	ld = load(pipeline.ExtrasConfig{MaxAXNodes: 1, MaxAISnapshotBytes: 1})
 	if ld.AXTree != nil || ld.AISnapshot != nil || ld.AXTreeTime != 0 || ld.AISnapshotTime != 0 || ld.AXTreeSkipped != "" || ld.AISnapshotSkipped != "" {
 		t.Errorf("no extras asked for: %+v", ld)

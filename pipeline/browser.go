@@ -193,10 +193,12 @@ type PageConfig struct {
 	// Floor makes every load the bare navigation loop a crawl's
 	// throughput is measured against: navigate to the load event, read
 	// the page's HTML as Playwright's content() serializes it, and
-	// nothing else (no settling, capture, extras, screenshot, cap or
-	// redaction; the network policy holds as for any load). The crawl
-	// then makes no rows but a pages row with html_bytes and the timings
-	// (see tools/throughput, which measures crawls as ratios to it).
+	// nothing else (no settling, capture, screenshot, cap or redaction;
+	// the network policy holds as for any load). The records Extras asks
+	// for are taken raw, as ExtrasConfig.Raw says, and dropped: what a
+	// crawl storing them cannot do without. The crawl then makes
+	// no rows but a pages row with html_bytes and the timings (see
+	// tools/throughput, which measures crawls as ratios to it).
 	Floor bool
 }
 
@@ -245,6 +247,13 @@ type ExtrasConfig struct {
 	// accessibility tree first, instead of both at once: what the crawl
 	// did before, kept to measure the overlap (tools/extrascost).
 	Sequential bool
+	// Raw takes the records asked for as a floor load takes them
+	// (PageConfig.Floor): at once, in the fewest calls to the browser, and
+	// drops them. No size check, no DOM snapshot, no tie to the capture,
+	// no actionable probe, and the records' columns are left empty. It
+	// measures the least the records cost a crawl (tools/throughput's
+	// -raw ways); no crawl flag sets it.
+	Raw bool
 }
 
 // Defaults of the actionable-now probe.

@@ -26,6 +26,7 @@ func TestDocBlocks(t *testing.T) {
 		"throughput-builds":    "results/throughput-builds.md",
 		"throughput-realworld": "results/throughput-realworld.md",
 		"throughput-formats":   "results/throughput-formats.md",
+		"throughput-records":   "results/throughput-records.md",
 	} {
 		got, ok := docblock.Get(string(doc), block)
 		if !ok {

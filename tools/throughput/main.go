@@ -18,7 +18,12 @@
 // "-evidence" on evidence (crawl --settle evidence, the default), "-full"
 // launches Debian's full browser (-full-chromium) instead of -chromium, "-seq"
 // takes the extras one after the other (as the crawl did before it took
-// them at once) and "@N" loads N pages at once instead of -in-flight.
+// them at once), "-raw" takes them as the floor does and drops them
+// (pipeline.ExtrasConfig.Raw: what the records cost the browser alone)
+// and "@N" loads N pages at once instead of -in-flight.
+// "+FORMAT" (after the suffixes, before @N, repeatable) makes an
+// actionspace way render that format too, and a floor way take its record
+// raw (axtree, playwright-ai): the least a crawl storing it can cost.
 //
 // -doc NAME also puts the table between the NAME markers of
 // docs/throughput.md, whose test checks each block against its file. The table goes to
@@ -87,7 +92,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		fmt.Fprintf(stderr, "Usage: throughput [flags] [URL-FILE]\n\nMeasures crawls as ratios to the floor (the bare navigation loop) in one run; without a URL list, on the bundled corpus.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	ways := fs.String("ways", defaultWays, "the ways measured (`LIST`): floor, actionspace, default, each with optional -open (no egress proxy), -quiet or -evidence (the settle rule; evidence by default), -full (Debian's full browser, -full-chromium), -seq (extras one after the other) and @N (N pages in flight); actionspace+FORMAT[+FORMAT…] also renders the formats named (after the suffixes, before @N)")
+	ways := fs.String("ways", defaultWays, "the ways measured (`LIST`): floor, actionspace, default, each with optional -open (no egress proxy), -quiet or -evidence (the settle rule; evidence by default), -full (Debian's full browser, -full-chromium), -seq (extras one after the other), -raw (the records taken raw and dropped: the least they cost) and @N (N pages in flight); actionspace+FORMAT[+FORMAT…] also renders the formats named (after the suffixes, before @N), floor+axtree and floor+playwright-ai also take those records raw")
 	fs.IntVar(&o.rounds, "rounds", 2, "measure every way this many times (`N`), alternating their order")
 	fs.IntVar(&o.workers, "workers", pipeline.DefaultWorkers(), "pages processed at once (`N`), as crawl --workers")
 	fs.IntVar(&o.inFlight, "in-flight", 0, "pages loaded at once (`N`), as crawl --in-flight (0: one per worker); the floor loads as many")
@@ -129,9 +134,12 @@ type way struct {
 	full     bool   // Debian's full browser, not -chromium
 	settle   string // the settle rule; "": the crawl's default
 	seq      bool   // the extras one after the other
+	raw      bool   // the records taken raw and dropped (ExtrasConfig.Raw)
 	inFlight int    // 0: -in-flight
 	// plus lists, joined by "+", the formats an actionspace way renders
-	// besides actionspace: it measures what each costs on its own.
+	// besides actionspace: it measures what each costs on its own. A
+	// floor way takes their records raw (axtree, playwright-ai only): the
+	// least a crawl storing them can cost.
 	plus string
 }
 
@@ -163,26 +171,49 @@ func parseWay(s string) (way, error) {
 			w.settle = suffix
 		case "seq":
 			w.seq = true
+		case "raw":
+			w.raw = true
 		case "full":
 			w.full = true
 		default:
-			return w, fmt.Errorf("%q: unknown suffix %q (want -open, -quiet, -evidence, -full or -seq)", s, suffix)
+			return w, fmt.Errorf("%q: unknown suffix %q (want -open, -quiet, -evidence, -full, -seq or -raw)", s, suffix)
 		}
 	}
 	if w.base == baseFloor && w.settle != "" {
 		return w, fmt.Errorf("%q: the floor does not settle", s)
 	}
 	if hasPlus {
-		if w.base != baseActionSpace {
-			return w, fmt.Errorf("%q: +FORMAT adds a format to actionspace only", s)
+		if w.base == baseDefault {
+			return w, fmt.Errorf("%q: default renders every format already", s)
 		}
 		formats, err := space.ParseFormats(space.FormatActionSpace + "," + strings.ReplaceAll(plus, "+", ","))
 		if err != nil {
 			return w, fmt.Errorf("%q: %w", s, err)
 		}
+		if w.base == baseFloor {
+			for _, f := range formats[1:] {
+				if f != space.FormatAXTree && f != space.FormatPlaywrightAI {
+					return w, fmt.Errorf("%q: the floor takes only the records of %s and %s, not %s", s, space.FormatAXTree, space.FormatPlaywrightAI, f)
+				}
+			}
+		}
 		w.plus = strings.Join(formats[1:], "+")
 	}
+	if w.raw {
+		if ax, snap := space.Records(w.formats()); w.base == baseFloor || w.base == baseActionSpace && !ax && !snap {
+			return w, fmt.Errorf("%q: -raw needs a crawl that takes records (default, or actionspace+axtree or +playwright-ai)", s)
+		}
+	}
 	return w, nil
+}
+
+// formats is actionspace and the formats w.plus names.
+func (w way) formats() []string {
+	formats := []string{space.FormatActionSpace}
+	if w.plus != "" {
+		formats = append(formats, strings.Split(w.plus, "+")...)
+	}
+	return formats
 }
 
 // config is the crawl configuration of w.
@@ -194,20 +225,17 @@ func (w way) config(o options, log *slog.Logger) pipeline.Config {
 	cfg.Logger = log
 	switch w.base {
 	case baseFloor:
-		cfg.UseFormats([]string{space.FormatActionSpace})
+		cfg.UseFormats(w.formats())
 		cfg.Page.Floor = true
 	case baseActionSpace:
-		formats := []string{space.FormatActionSpace}
-		if w.plus != "" {
-			formats = append(formats, strings.Split(w.plus, "+")...)
-		}
-		cfg.UseFormats(formats)
+		cfg.UseFormats(w.formats())
 	}
 	cfg.Page.Network.AllowPrivate = w.open
 	if w.settle != "" {
 		cfg.Page.Settle = w.settle
 	}
 	cfg.Page.Extras.Sequential = w.seq
+	cfg.Page.Extras.Raw = w.raw
 	return cfg
 }
 

@@ -43,6 +43,14 @@ func TestParseWay(t *testing.T) {
 		{"actionspace+", way{}, true},
 		{"default+html", way{}, true},
 		{"floor+html", way{}, true},
+		{"floor+axtree+html", way{}, true},
+		{"floor+playwright-ai+axtree", way{name: "floor+playwright-ai+axtree", base: baseFloor, plus: "playwright-ai+axtree"}, false},
+		{"floor-open+axtree@4", way{name: "floor-open+axtree@4", base: baseFloor, open: true, plus: "axtree", inFlight: 4}, false},
+		{"default-raw", way{name: "default-raw", base: baseDefault, raw: true}, false},
+		{"actionspace-raw+axtree", way{name: "actionspace-raw+axtree", base: baseActionSpace, raw: true, plus: "axtree"}, false},
+		{"actionspace-raw", way{}, true},
+		{"actionspace-raw+html", way{}, true},
+		{"floor-raw+axtree", way{}, true},
 	}
 	for _, tt := range tests {
 		got, err := parseWay(tt.in)
@@ -60,12 +68,16 @@ func TestWayConfig(t *testing.T) {
 		way            string
 		formats        []string
 		axTree, aiSnap bool
+		raw            bool
 	}{
-		{"floor", []string{"actionspace"}, false, false},
-		{"actionspace", []string{"actionspace"}, false, false},
-		{"actionspace+playwright-ai", []string{"actionspace", "playwright-ai"}, false, true},
-		{"actionspace-open+axtree+html", []string{"actionspace", "axtree", "html"}, true, false},
-		{"default", space.Formats(), true, true},
+		{"floor", []string{"actionspace"}, false, false, false},
+		{"actionspace", []string{"actionspace"}, false, false, false},
+		{"actionspace+playwright-ai", []string{"actionspace", "playwright-ai"}, false, true, false},
+		{"actionspace-open+axtree+html", []string{"actionspace", "axtree", "html"}, true, false, false},
+		{"default", space.Formats(), true, true, false},
+		{"floor+axtree", []string{"actionspace", "axtree"}, true, false, false},
+		{"floor+playwright-ai+axtree", []string{"actionspace", "playwright-ai", "axtree"}, true, true, false},
+		{"default-raw", space.Formats(), true, true, true},
 	}
 	for _, tt := range tests {
 		w, err := parseWay(tt.way)
@@ -73,6 +85,9 @@ func TestWayConfig(t *testing.T) {
 			t.Fatalf("parseWay(%q): %v", tt.way, err)
 		}
 		cfg := w.config(options{workers: 2}, nil)
+		if floor := w.base == baseFloor; cfg.Page.Floor != floor || cfg.Page.Extras.Raw != tt.raw {
+			t.Errorf("%s: floor %v, records raw %v; want %v, %v", tt.way, cfg.Page.Floor, cfg.Page.Extras.Raw, floor, tt.raw)
+		}
 		if !slices.Equal(cfg.Formats, tt.formats) || cfg.Page.Extras.AXTree != tt.axTree || cfg.Page.Extras.AISnapshot != tt.aiSnap {
 			t.Errorf("%s: formats %v, accessibility tree %v, AI snapshot %v; want %v, %v, %v",
 				tt.way, cfg.Formats, cfg.Page.Extras.AXTree, cfg.Page.Extras.AISnapshot, tt.formats, tt.axTree, tt.aiSnap)
