@@ -91,6 +91,26 @@ func Crawl(ctx context.Context, cfg Config, targets []Target, out string, open O
 	return stats, err
 }
 
+// Floor runs the floor of a crawl with cfg over targets
+// (PageConfig.Floor): the same pool, a browser opened with open (and
+// closed after) and the same network policy, each page navigated to its
+// load event and read with Playwright's content(), plus the records
+// cfg.Page.Extras asks for, taken raw; no row is processed or written. Its
+// Stats.Elapsed, measured just before or after a crawl, is the yardstick
+// the crawl's time is given against (crawl --floor, tools/throughput).
+func Floor(ctx context.Context, cfg Config, targets []Target, open Opener) (Stats, error) {
+	cfg.Page.Floor = true
+	if err := cfg.Validate(); err != nil {
+		return Stats{}, err
+	}
+	browser, err := open(ctx)
+	if err != nil {
+		return Stats{}, err
+	}
+	defer browser.Close()
+	return run(ctx, cfg, browser, targets, func(Result) error { return nil })
+}
+
 // output is a dataset partition ready for a crawl: the targets left to do
 // and where the parts go on.
 type output struct {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"actionspace/dataset"
 	"actionspace/dataset/parts"
 	"actionspace/metrics"
+	"actionspace/pipeline"
 	"actionspace/pipelinetest"
 )
 
@@ -90,6 +92,42 @@ func TestCrawl_TokenBudgets(t *testing.T) {
 	for _, u := range urls {
 		if perPage[u] != len(budgets) {
 			t.Errorf("%s: %d budget rows, want %d", u, perPage[u], len(budgets))
+		}
+	}
+}
+
+// TestCrawl_Floor: with --floor the crawl first loads the list the bare
+// way, says so on stderr, and its summary line gives its time as a ratio
+// to the floor's; without it the line has no ratio.
+func TestCrawl_Floor(t *testing.T) {
+	t.Parallel()
+	// A fresh replayed browser each time, as a launch gives: the floor
+	// closes its own.
+	open := func(context.Context) (pipeline.Browser, error) {
+		return pipelinetest.New(t, pipelinetest.Options{}), nil
+	}
+	urls := corpora.DefaultURLs(replaySite)[:2]
+	list := filepath.Join(t.TempDir(), "urls.txt")
+	if err := os.WriteFile(list, []byte(strings.Join(urls, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ratio := regexp.MustCompile(`pages/min, (\d+\.\d\d) × the floor's [0-9.]+m?s\)`)
+	for _, floor := range []bool{true, false} {
+		args := []string{"--workers", "2", "--formats", "actionspace", "--out", t.TempDir(), list}
+		if floor {
+			args = append([]string{"--floor"}, args...)
+		}
+		var stdout, stderr bytes.Buffer
+		if err := (command{open: open}).run(context.Background(), args, strings.NewReader(""), &stdout, &stderr); err != nil {
+			t.Fatalf("--floor %v: %v\n%s", floor, err, stderr.String())
+		}
+		m := ratio.FindStringSubmatch(stdout.String())
+		said := strings.Contains(stderr.String(), "crawl: the floor: 2 ok, 0 failed in ")
+		if floor && (m == nil || !said) {
+			t.Errorf("--floor: summary %q, stderr %q; want the ratio to the floor and the floor's counts", stdout.String(), stderr.String())
+		}
+		if !floor && (m != nil || said) {
+			t.Errorf("no --floor: summary %q; want no floor", stdout.String())
 		}
 	}
 }

@@ -156,6 +156,9 @@ func (c command) run(ctx context.Context, args []string, stdin io.Reader, stdout
 	if err != nil {
 		return err
 	}
+	if o.pool.floor && cfg.Resume {
+		return cli.Usagef("--floor loads the whole list, a resume crawls what is left: not both")
+	}
 	bcfg, err := o.browser.Config(log)
 	if err != nil {
 		return err
@@ -186,12 +189,20 @@ func (c command) run(ctx context.Context, args []string, stdin io.Reader, stdout
 		fmt.Fprintf(stderr, "crawl: shard %s: %d of %d URLs -> %s\n", shard, len(targets), all, joinLoc(out, dataset.PagesDir, shard.Partition()))
 	}
 
+	var floor *pipeline.Stats
+	if o.pool.floor {
+		f, err := crawlFloor(ctx, cfg, targets, open, stderr)
+		if err != nil {
+			return err
+		}
+		floor = &f
+	}
 	fmt.Fprintf(stderr, "crawl: %d URLs, %d pages in flight, %d workers, expansions %v -> %s\n", len(targets), cfg.PagesInFlight(), cfg.Workers, cfg.Expansions, store.Redact(out))
 	stats, err := cli.Crawl(ctx, cfg, targets, out, open, stderr)
 	if err != nil && stats.OK+stats.Failed == 0 && !errors.Is(err, context.Canceled) {
 		return err // nothing was crawled: no summary
 	}
-	printSummary(stdout, stats, out)
+	printSummary(stdout, stats, floor, out)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return fmt.Errorf("interrupted after %d of %d URLs; "+resumeHint, stats.OK+stats.Failed+stats.Skipped, stats.Targets, store.Redact(out))
@@ -201,8 +212,26 @@ func (c command) run(ctx context.Context, args []string, stdin io.Reader, stdout
 	return nil
 }
 
+// crawlFloor runs the floor of the crawl (--floor): the bare loop over
+// targets with cfg's pool, browser and network policy, no record taken.
+func crawlFloor(ctx context.Context, cfg pipeline.Config, targets []pipeline.Target, open pipeline.Opener, stderr io.Writer) (pipeline.Stats, error) {
+	fmt.Fprintf(stderr, "crawl: the floor first: %d URLs, navigation and content() only, %d pages in flight\n", len(targets), cfg.PagesInFlight())
+	cfg.UseFormats([]string{space.FormatActionSpace}) // takes no record
+	stats, err := pipeline.Floor(ctx, cfg, targets, open)
+	if errors.Is(err, context.Canceled) {
+		return stats, errors.New("interrupted while loading the floor, before the crawl: nothing was written")
+	}
+	if err != nil {
+		return stats, fmt.Errorf("the floor: %w", err)
+	}
+	fmt.Fprintf(stderr, "crawl: the floor: %d ok, %d failed in %s\n", stats.OK, stats.Failed, stats.Elapsed.Round(time.Millisecond))
+	return stats, nil
+}
+
 // printSummary writes the one summary line and where the dataset is.
-func printSummary(w io.Writer, stats pipeline.Stats, out string) {
+// floor, when measured (--floor), gives the crawl's time as a ratio to
+// the floor's.
+func printSummary(w io.Writer, stats pipeline.Stats, floor *pipeline.Stats, out string) {
 	rate := 0.0
 	if m := stats.Elapsed.Minutes(); m > 0 {
 		rate = float64(stats.OK+stats.Failed) / m
@@ -220,7 +249,11 @@ func printSummary(w io.Writer, stats pipeline.Stats, out string) {
 	if stats.Relaunches > 0 {
 		fmt.Fprintf(w, ", %d browser relaunches", stats.Relaunches)
 	}
-	fmt.Fprintf(w, " in %s (%.1f pages/min), %s written", stats.Elapsed.Round(time.Millisecond), rate, mib(stats.BytesWritten))
+	fmt.Fprintf(w, " in %s (%.1f pages/min", stats.Elapsed.Round(time.Millisecond), rate)
+	if floor != nil && floor.Elapsed > 0 {
+		fmt.Fprintf(w, ", %.2f × the floor's %s", stats.Elapsed.Seconds()/floor.Elapsed.Seconds(), floor.Elapsed.Round(time.Millisecond))
+	}
+	fmt.Fprintf(w, "), %s written", mib(stats.BytesWritten))
 	if kb, ok := peakRSS(); ok {
 		fmt.Fprintf(w, ", peak RSS %d MiB", kb>>10)
 	}

@@ -42,6 +42,7 @@ func TestRun_BadInput(t *testing.T) {
 		{"negative title cap", []string{"--max-title", "-1"}, true, "TitleCap"},
 		{"resume without out", []string{"--resume"}, true, "--resume needs --out"},
 		{"keep failed without resume", []string{"--resume-keep-failed"}, true, "needs --resume"},
+		{"floor with resume", []string{"--floor", "--resume", "--out", filepath.Join(missing, "out")}, true, "--floor"},
 		{"shard without run ID", []string{"--shard", "0/2"}, true, "--shard needs --run-id"},
 		{"bad shard", []string{"--shard", "3/2", "--run-id", "r"}, true, "--shard"},
 		{"bad screenshot mode", []string{"--screenshots", "all"}, true, "--screenshots"},

@@ -117,7 +117,8 @@ func (o *outputOptions) apply(cfg *pipeline.Config, shard pipeline.Shard, now ti
 // poolOptions size the worker pool and bound each URL's attempts and the
 // run's shutdown.
 type poolOptions struct {
-	cfg pipeline.Config // the pool's fields only
+	cfg   pipeline.Config // the pool's fields only
+	floor bool
 }
 
 func (o *poolOptions) AddFlags(fs *flag.FlagSet) {
@@ -129,6 +130,7 @@ func (o *poolOptions) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.Retries, "retries", c.Retries, "extra attempts after a transient failure (timeout, network, crash)")
 	fs.DurationVar(&c.Grace, "grace", c.Grace, "on SIGINT/SIGTERM, let the pages in flight finish for this long (`DURATION`)")
 	fs.IntVar(&c.RecyclePages, "recycle-pages", c.RecyclePages, "give a worker a fresh page and browser context after `N` URLs (0 = never)")
+	fs.BoolVar(&o.floor, "floor", false, "first load the list the bare way (navigation and Playwright's content() only, with the same pool, browser and network policy), and give the crawl's time as a ratio to that floor's in the summary line")
 }
 
 // apply sets the pool's fields of cfg.

@@ -10,14 +10,24 @@ import (
 	"actionspace/internal/docblock"
 )
 
-// TestDocBlocks: every table of docs/throughput.md is the one its command
-// last wrote into results/, so its figures are measured, not typed; and
-// every row of those files has the shape the tool writes.
+// TestDocBlocks: every table of docs/throughput.md, and those README.md
+// repeats, is the one its command last wrote into results/, so its
+// figures are measured, not typed; and every row of those files has the
+// shape the tool writes.
 func TestDocBlocks(t *testing.T) {
 	t.Parallel()
 	doc, err := os.ReadFile(filepath.Join("..", "..", docFile))
 	if err != nil {
 		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", readmeFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, block := range []string{"throughput-corpus", "throughput-realworld"} {
+		if _, ok := docblock.Get(string(readme), block); !ok {
+			t.Errorf("%s has no %s block: its figures are the crawl's ratios to the floor", readmeFile, block)
+		}
 	}
 	row := regexp.MustCompile(`^\| [a-z@0-9+-]+ \| \d+\.\d s \| \d+\.\d \| \d+ \| \d+ \| \d+\.\d\d \| \d+ \| \d+ \| [0-9. →;]+ \|$`)
 	for block, file := range map[string]string{
@@ -40,6 +50,9 @@ func TestDocBlocks(t *testing.T) {
 		}
 		if got != string(want) {
 			t.Errorf("%s: the %s block differs from %s; run its command again\ndoc:\n%s\nfile:\n%s", docFile, block, file, got, want)
+		}
+		if got, ok := docblock.Get(string(readme), block); ok && got != string(want) {
+			t.Errorf("%s: the %s block differs from %s; run its command again", readmeFile, block, file)
 		}
 		rows, floor := 0, false
 		for line := range strings.Lines(string(want)) {

@@ -26,7 +26,8 @@
 // raw (axtree, playwright-ai): the least a crawl storing it can cost.
 //
 // -doc NAME also puts the table between the NAME markers of
-// docs/throughput.md, whose test checks each block against its file. The table goes to
+// docs/throughput.md, and of README.md where it has them; a test checks
+// each block against its file. The table goes to
 // stdout and to -out.
 package main
 
@@ -61,8 +62,12 @@ const (
 	baseDefault     = "default"
 )
 
-// docFile is the page whose blocks -doc fills.
-const docFile = "docs/throughput.md"
+// docFile is the page whose blocks -doc fills; readmeFile repeats some
+// of them (those it has markers for).
+const (
+	docFile    = "docs/throughput.md"
+	readmeFile = "README.md"
+)
 
 // defaultWays are measured unless -ways says otherwise.
 const defaultWays = "floor,actionspace,default"
@@ -97,7 +102,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.workers, "workers", pipeline.DefaultWorkers(), "pages processed at once (`N`), as crawl --workers")
 	fs.IntVar(&o.inFlight, "in-flight", 0, "pages loaded at once (`N`), as crawl --in-flight (0: one per worker); the floor loads as many")
 	fs.StringVar(&o.out, "out", "results/throughput.md", "write the table to `FILE` too")
-	fs.StringVar(&o.doc, "doc", "", "and between the `NAME` markers of "+docFile)
+	fs.StringVar(&o.doc, "doc", "", "and between the `NAME` markers of "+docFile+" (and of "+readmeFile+" where it has them)")
 	fs.StringVar(&o.chromium, "chromium", browser.DefaultChromiumPath, "Chromium executable `PATH`")
 	fs.StringVar(&o.fullChromium, "full-chromium", browser.FullChromiumPath, "the Chromium executable (`PATH`) of the -full ways")
 	fs.DurationVar(&o.timeout, "timeout", pipeline.DefaultTimeout, "time limit per URL attempt (`DURATION`)")
@@ -305,15 +310,23 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if o.doc == "" {
 		return nil
 	}
-	doc, err := os.ReadFile(docFile)
-	if err != nil {
-		return err
+	for i, file := range []string{docFile, readmeFile} {
+		doc, err := os.ReadFile(file)
+		if err != nil {
+			return err
+		}
+		if _, ok := docblock.Get(string(doc), o.doc); !ok && i > 0 {
+			continue // the README carries some of the blocks only
+		}
+		updated, err := docblock.Replace(string(doc), o.doc, table)
+		if err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		if err := os.WriteFile(file, []byte(updated), 0o644); err != nil {
+			return err
+		}
 	}
-	updated, err := docblock.Replace(string(doc), o.doc, table)
-	if err != nil {
-		return fmt.Errorf("%s: %w", docFile, err)
-	}
-	return os.WriteFile(docFile, []byte(updated), 0o644)
+	return nil
 }
 
 // measure runs one way's crawl of targets and times it. The floor runs
@@ -326,7 +339,7 @@ func measure(ctx context.Context, w way, cfg pipeline.Config, bcfg browser.Confi
 	var stats pipeline.Stats
 	var err error
 	if w.base == baseFloor {
-		stats, err = floor(ctx, cfg, bcfg, targets)
+		stats, err = pipeline.Floor(ctx, cfg, targets, browser.Opener(bcfg))
 	} else {
 		dir, derr := os.MkdirTemp("", "throughput-")
 		if derr != nil {
@@ -340,16 +353,6 @@ func measure(ctx context.Context, w way, cfg pipeline.Config, bcfg browser.Confi
 	}
 	m.elapsed, m.ok, m.failed, m.loadEnd = stats.Elapsed, stats.OK, stats.Failed, hostinfo.LoadAverage()
 	return m, nil
-}
-
-// floor runs the floor crawl: the pool over the browser, the rows counted.
-func floor(ctx context.Context, cfg pipeline.Config, bcfg browser.Config, targets []pipeline.Target) (pipeline.Stats, error) {
-	b, err := browser.Open(ctx, bcfg)
-	if err != nil {
-		return pipeline.Stats{}, err
-	}
-	defer b.Close()
-	return pipeline.Run(ctx, cfg, b, targets, func(pipeline.Result) error { return nil })
 }
 
 // report renders the figures as a Markdown table: per way the median wall
