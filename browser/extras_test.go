@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -75,5 +76,24 @@ func TestAtOnce(t *testing.T) {
 	}
 	if ran.Load() != 2 {
 		t.Errorf("%d takers ran, want 2", ran.Load())
+	}
+}
+
+// TestRawRecord: a raw record returns what it took, and is given up when
+// the load's context ends, as the crawl's records are.
+func TestRawRecord(t *testing.T) {
+	t.Parallel()
+	var took time.Duration
+	failed := errors.New("no tree")
+	if err := rawRecord(context.Background(), "tree", &took, func() (any, error) { return nil, failed }); !errors.Is(err, failed) {
+		t.Errorf("rawRecord = %v, want the call's error", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	never := make(chan struct{})
+	defer close(never)
+	err := rawRecord(ctx, "AI snapshot", &took, func() (any, error) { <-never; return nil, nil })
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "AI snapshot") || took < 20*time.Millisecond || took > 5*time.Second {
+		t.Errorf("a call that never answers: %v after %v; want the deadline, named, after about 20ms", err, took)
 	}
 }

@@ -3,8 +3,10 @@ package browser
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
+	"actionspace/internal/bounded"
 	"actionspace/pipeline"
 )
 
@@ -28,7 +30,7 @@ func (p *pwPage) floorPage(ctx context.Context, tab *pwTab, rawURL string) (*pip
 	}
 	ld.HTML, ld.HTMLBytes = html, len(html)
 	ld.CapturedAt = time.Now().UTC()
-	if err := p.rawRecords(tab, p.cfg.Extras, ld); err != nil {
+	if err := p.rawRecords(ctx, tab, p.cfg.Extras, ld); err != nil {
 		return ld, p.fail(ctx, rawURL, "records", pipeline.KindCapture, err)
 	}
 	return ld, nil
@@ -39,27 +41,40 @@ func (p *pwPage) floorPage(ctx context.Context, tab *pwTab, rawURL string) (*pip
 // the AI snapshot as the crawl takes it (TakeAISnapshot), and the main
 // frame's accessibility tree in one Accessibility.getFullAXTree, without
 // the size check, the DOM snapshot, the frames and the tie to a capture
-// that TakeAXTree adds. Both are dropped; ld keeps their times.
-func (p *pwPage) rawRecords(tab *pwTab, cfg pipeline.ExtrasConfig, ld *pipeline.Load) error {
+// that TakeAXTree adds. Both are dropped; ld keeps their times. Each is
+// given up when ctx ends, as the crawl's records are.
+func (p *pwPage) rawRecords(ctx context.Context, tab *pwTab, cfg pipeline.ExtrasConfig, ld *pipeline.Load) error {
 	var axErr, snErr error
 	var fs []func()
 	if cfg.AXTree {
 		fs = append(fs, func() {
-			start := time.Now()
-			_, axErr = tab.cdp.Send("Accessibility.getFullAXTree", map[string]any{})
-			ld.AXTreeTime = time.Since(start)
+			axErr = rawRecord(ctx, "accessibility tree", &ld.AXTreeTime, func() (any, error) {
+				return tab.cdp.Send("Accessibility.getFullAXTree", map[string]any{})
+			})
 		})
 	}
 	if cfg.AISnapshot {
 		fs = append(fs, func() {
-			start := time.Now()
-			_, snErr = TakeAISnapshot(tab.page, tab.cdp, 0)
-			ld.AISnapshotTime = time.Since(start)
+			snErr = rawRecord(ctx, "AI snapshot", &ld.AISnapshotTime, func() (any, error) {
+				return TakeAISnapshot(tab.page, tab.cdp, 0)
+			})
 		})
 	}
 	p.stage.Store("records")
 	atOnce(fs...)
 	return errors.Join(axErr, snErr)
+}
+
+// rawRecord calls take, stops waiting for it when ctx ends, and sets
+// took to the time it waited.
+func rawRecord(ctx context.Context, name string, took *time.Duration, take func() (any, error)) error {
+	start := time.Now()
+	_, err, ok := bounded.Call(ctx, 0, take, nil)
+	*took = time.Since(start)
+	if !ok {
+		return fmt.Errorf("%s: %w", name, context.Cause(ctx))
+	}
+	return err
 }
 
 // startLoad starts a load: it navigates tab to rawURL (see navigate) and

@@ -162,7 +162,7 @@ func (p *pwPage) takeExtras(ctx context.Context, tab *pwTab, rawURL string, in A
 		snNoTime     bool
 	)
 	if cfg.Raw {
-		if err := p.rawRecords(tab, cfg, ld); err != nil {
+		if err := p.rawRecords(ctx, tab, cfg, ld); err != nil {
 			p.log.Warn("records taken raw failed", logURL, rawURL, logError, shortError{err})
 		}
 		return
