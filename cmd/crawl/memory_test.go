@@ -75,8 +75,8 @@ func TestSoak_CrawlMemoryFlat(t *testing.T) {
 		t.Fatalf("ACTIONSPACE_MEMORY_IN_FLIGHT: %q", inFlight)
 	}
 	srv := startCorpus(t)
-	// peaks[i] are the peaks at counts[i]: the crawl process's RSS in MiB,
-	// Chromium's PSS sum and the driver's RSS in KiB.
+	// all[i] are the peaks at counts[i], in MiB: the crawl process's RSS,
+	// Chromium's summed PSS and the driver's RSS.
 	type peaks struct{ crawl, chromiumPSS, driver int64 }
 	var all []peaks
 	var counts []int
@@ -112,7 +112,7 @@ func TestSoak_CrawlMemoryFlat(t *testing.T) {
 			n, time.Since(start).Round(time.Second), goPeak, chromiumPeak>>10, pssPeak>>10, driverPeak>>10,
 			strings.TrimSpace(strings.SplitN(p.stdout.String(), "\n", 2)[0]))
 		counts = append(counts, n)
-		all = append(all, peaks{goPeak, pssPeak, driverPeak})
+		all = append(all, peaks{goPeak, pssPeak >> 10, driverPeak >> 10})
 		pages := readTable[dataset.PageRow](t, out, dataset.PagesDir)
 		ok := 0
 		for _, r := range pages {
@@ -126,24 +126,23 @@ func TestSoak_CrawlMemoryFlat(t *testing.T) {
 	}
 	for i := 1; i < len(all); i++ {
 		for _, c := range []struct {
-			what      string
-			at, ref   int64
-			bound     float64
-			unitInMiB int64
+			what    string
+			at, ref int64 // MiB
+			bound   float64
 		}{
-			{"crawl process peak RSS", all[i].crawl, all[0].crawl, crawlMemoryBound, 1},
-			{"Chromium peak PSS sum", all[i].chromiumPSS, all[0].chromiumPSS, browserMemoryBound, 1024},
-			{"Playwright driver peak RSS", all[i].driver, all[0].driver, browserMemoryBound, 1024},
+			{"crawl process peak RSS", all[i].crawl, all[0].crawl, crawlMemoryBound},
+			{"Chromium peak PSS sum", all[i].chromiumPSS, all[0].chromiumPSS, browserMemoryBound},
+			{"Playwright driver peak RSS", all[i].driver, all[0].driver, browserMemoryBound},
 		} {
 			if c.ref <= 0 {
 				t.Errorf("%s at %d URLs: none measured", c.what, counts[0])
 				continue
 			}
 			ratio := float64(c.at) / float64(c.ref)
-			t.Logf("%s at %d URLs / at %d URLs = %d / %d MiB = %.2f", c.what, counts[i], counts[0], c.at/c.unitInMiB, c.ref/c.unitInMiB, ratio)
+			t.Logf("%s at %d URLs / at %d URLs = %d / %d MiB = %.2f", c.what, counts[i], counts[0], c.at, c.ref, ratio)
 			if ratio > c.bound {
 				t.Errorf("%s %d MiB at %d URLs against %d MiB at %d: %.2f times, want at most %.1f",
-					c.what, c.at/c.unitInMiB, counts[i], c.ref/c.unitInMiB, counts[0], ratio, c.bound)
+					c.what, c.at, counts[i], c.ref, counts[0], ratio, c.bound)
 			}
 		}
 	}

@@ -204,10 +204,8 @@ func parseWay(s string) (way, error) {
 		}
 		w.plus = strings.Join(formats[1:], "+")
 	}
-	if w.raw {
-		if ax, snap := space.Records(w.formats()); w.base == baseFloor || w.base == baseActionSpace && !ax && !snap {
-			return w, fmt.Errorf("%q: -raw needs a crawl that takes records (default, or actionspace+axtree or +playwright-ai)", s)
-		}
+	if w.raw && !w.takesRecords() {
+		return w, fmt.Errorf("%q: -raw needs a crawl that takes records (default, or actionspace+axtree or +playwright-ai)", s)
 	}
 	return w, nil
 }
@@ -219,6 +217,19 @@ func (w way) formats() []string {
 		formats = append(formats, strings.Split(w.plus, "+")...)
 	}
 	return formats
+}
+
+// takesRecords reports whether w is a crawl that takes the accessibility
+// tree or the AI snapshot (the floor takes them raw, always).
+func (w way) takesRecords() bool {
+	switch w.base {
+	case baseDefault:
+		return true
+	case baseActionSpace:
+		ax, snap := space.Records(w.formats())
+		return ax || snap
+	}
+	return false
 }
 
 // config is the crawl configuration of w.
